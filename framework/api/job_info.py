@@ -1,0 +1,441 @@
+"""JobInfo: a PodGroup and its tasks (``pkg/scheduler/api/job_info.go``).
+
+A job's UID is ``<namespace>/<podgroup name>``. Counters follow upstream exactly:
+
+* ``ready_task_num``   = Bound + Binding + Running + Allocated + Succeeded
+* ``waiting_task_num`` = Pipelined
+* ``is_ready``     : ready + pending best-effort >= min_available
+* ``is_pipelined`` : waiting + ready + pending best-effort >= min_available
+* ``is_starving``  : waiting + ready < min_available
+
+Per-role minima (``spec.minTaskMember``) are checked by ``check_task_*``; they all pass when
+``min_available < task_min_available_total`` (upstream's rule).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .fit_errors import FitErrors
+from .network_topology import HARD, SOFT, NetworkTopologySpec, SubGroupPolicySpec
+from .resource import Resource, exceeded_part
+from .sub_job_info import SubJobInfo, sub_job_gid, sub_job_id, sub_job_match_values
+from .task_info import preemptable_from
+from .task_status import TaskStatus, allocated_status, completed_status, scheduled_status
+
+if TYPE_CHECKING:
+    from ..cache.objects import PodGroup, PodGroupCondition
+    from .task_info import TaskInfo
+
+POD_GROUP_PENDING = "Pending"
+POD_GROUP_RUNNING = "Running"
+POD_GROUP_UNKNOWN = "Unknown"
+POD_GROUP_INQUEUE = "Inqueue"
+POD_GROUP_COMPLETED = "Completed"
+
+
+@dataclass
+class PodGroupState:
+    """The mutable part of a PodGroup during a session: phase and conditions."""
+
+    phase: str = ""
+    conditions: list[PodGroupCondition] = field(default_factory=list)
+    running: int = 0
+    succeeded: int = 0
+    failed: int = 0
+
+    def copy(self) -> PodGroupState:
+        return PodGroupState(self.phase, list(self.conditions), self.running, self.succeeded, self.failed)
+
+
+class JobInfo:
+    """A gang of tasks scheduled together."""
+
+    def __init__(self, uid: str, tasks: list[TaskInfo] | None = None) -> None:
+        self.uid = uid
+        self.pg_uid = ""
+        self.name = ""
+        self.namespace = ""
+        self.queue = ""
+        self.priority = 0
+        self.min_available = 0
+        self.task_min_available: dict[str, int] = {}
+        self.task_min_available_total = 0
+        self.job_fit_errors = ""
+        self.nodes_fit_errors: dict[str, FitErrors] = {}
+        self.allocated_hyper_node = ""
+        self.network_topology: NetworkTopologySpec | None = None
+        self.sub_group_policies: list[SubGroupPolicySpec] = []
+        self.sub_jobs: dict[str, SubJobInfo] = {}
+        self.task_to_sub_job: dict[str, str] = {}
+        self.min_sub_jobs: dict[str, int] = {}
+        self.task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
+        self.tasks: dict[str, TaskInfo] = {}
+        self.allocated = Resource()
+        self.total_request = Resource()
+        self.creation = float("-inf")
+        self.pod_group: PodGroup | None = None
+        self.pod_group_state = PodGroupState()
+        self.preemptable = False
+        self.owner_uid = ""
+        self.schedule_start = 0.0
+        for task in tasks or ():
+            self.add_task_info(task)
+
+    # ------------------------------------------------------------------ PodGroup
+    def set_pod_group(self, pg: PodGroup) -> None:
+        """Take name, queue, minimums, topology and sub-group policies from a PodGroup (``SetPodGroup``)."""
+        meta = pg.metadata
+        self.name = meta.name
+        self.namespace = meta.namespace
+        self.min_available = pg.spec.min_member
+        self.queue = pg.spec.queue or "default"
+        self.creation = meta.creation
+        self.preemptable = preemptable_from(meta.annotations, meta.labels, default=False)
+        self.task_min_available = dict(pg.spec.min_task_member)
+        self.task_min_available_total = sum(self.task_min_available.values())
+        self.pg_uid = meta.uid
+        owner = meta.controller_owner()
+        self.owner_uid = owner.uid if owner is not None else ""
+        self.pod_group = pg
+        self.pod_group_state = PodGroupState(
+            pg.status.phase,
+            list(pg.status.conditions),
+            pg.status.running,
+            pg.status.succeeded,
+            pg.status.failed,
+        )
+        self.network_topology = pg.spec.network_topology.to_spec() if pg.spec.network_topology is not None else None
+        self.sub_group_policies = [policy.to_spec() for policy in pg.spec.sub_group_policy]
+        self.sub_jobs.clear()
+        self.task_to_sub_job.clear()
+        for task in self.tasks.values():
+            self._add_task_to_sub_job(task)
+        self.min_sub_jobs = {
+            sub_job_gid(self.uid, policy.name): policy.min_sub_groups or 0 for policy in self.sub_group_policies
+        }
+
+    def min_resources(self) -> Resource:
+        """``GetMinResources``: ``spec.minResources`` or an empty resource."""
+        if self.pod_group is None:
+            return Resource()
+        found = self.pod_group.min_resources()
+        return found.clone() if found is not None else Resource()
+
+    def has_min_resources(self) -> bool:
+        return self.pod_group is not None and self.pod_group.spec.min_resources is not None
+
+    def elastic_resources(self) -> Resource:
+        """``GetElasticResources``: allocated beyond minResources."""
+        return exceeded_part(self.allocated, self.min_resources())
+
+    @property
+    def phase(self) -> str:
+        return self.pod_group_state.phase
+
+    @phase.setter
+    def phase(self, value: str) -> None:
+        self.pod_group_state.phase = value
+
+    # ------------------------------------------------------------------ tasks
+    def add_task_info(self, task: TaskInfo) -> None:
+        self.tasks[task.uid] = task
+        self.task_status_index.setdefault(task.status, {})[task.uid] = task
+        self.total_request.add(task.resreq)
+        if allocated_status(task.status):
+            self.allocated.add(task.resreq)
+        self._add_task_to_sub_job(task)
+
+    def delete_task_info(self, task: TaskInfo) -> None:
+        stored = self.tasks.pop(task.uid, None)
+        if stored is None:
+            return
+        self.total_request.sub_without_assert(stored.resreq)
+        if allocated_status(stored.status):
+            self.allocated.sub_without_assert(stored.resreq)
+        bucket = self.task_status_index.get(stored.status)
+        if bucket is not None:
+            bucket.pop(stored.uid, None)
+            if not bucket:
+                del self.task_status_index[stored.status]
+        sub_id = self.task_to_sub_job.pop(stored.uid, None)
+        if sub_id is not None and sub_id in self.sub_jobs:
+            self.sub_jobs[sub_id].delete_task(stored)
+
+    def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
+        """Re-index a task under a new status (``UpdateTaskStatus``)."""
+        if task.uid in self.tasks:
+            self.delete_task_info(task)
+        task.status = status
+        self.add_task_info(task)
+
+    def tasks_with(self, status: TaskStatus) -> dict[str, TaskInfo]:
+        return self.task_status_index.get(status, {})
+
+    # ------------------------------------------------------------------ sub-jobs
+    def default_sub_job_id(self) -> str:
+        return self.uid
+
+    def contains_sub_job_policy(self) -> bool:
+        return bool(self.sub_group_policies)
+
+    def _default_sub_job(self) -> SubJobInfo:
+        uid = self.default_sub_job_id()
+        sub = self.sub_jobs.get(uid)
+        if sub is None:
+            sub = SubJobInfo(
+                uid,
+                uid,
+                self.uid,
+                min_available=self.min_available if not self.contains_sub_job_policy() else 1,
+                network_topology=self.network_topology,
+            )
+            self.sub_jobs[uid] = sub
+        return sub
+
+    def _sub_job_for(self, task: TaskInfo) -> SubJobInfo:
+        labels = task.labels
+        for policy in self.sub_group_policies:
+            values = sub_job_match_values(policy, labels)
+            if not values:
+                continue
+            uid = sub_job_id(self.uid, policy.name, values)
+            sub = self.sub_jobs.get(uid)
+            if sub is None:
+                sub = SubJobInfo(sub_job_gid(self.uid, policy.name), uid, self.uid, policy, values)
+                self.sub_jobs[uid] = sub
+            return sub
+        return self._default_sub_job()
+
+    def _add_task_to_sub_job(self, task: TaskInfo) -> None:
+        sub = self._sub_job_for(task)
+        sub.add_task(task)
+        self.task_to_sub_job[task.uid] = sub.uid
+
+    def sub_job_of(self, task: TaskInfo) -> SubJobInfo:
+        return self.sub_jobs[self.task_to_sub_job[task.uid]]
+
+    # ------------------------------------------------------------------ counters
+    def _count(self, status: TaskStatus) -> int:
+        return len(self.task_status_index.get(status, ()))
+
+    def ready_task_num(self) -> int:
+        return (
+            self._count(TaskStatus.BOUND)
+            + self._count(TaskStatus.BINDING)
+            + self._count(TaskStatus.RUNNING)
+            + self._count(TaskStatus.ALLOCATED)
+            + self._count(TaskStatus.SUCCEEDED)
+        )
+
+    def waiting_task_num(self) -> int:
+        return self._count(TaskStatus.PIPELINED)
+
+    def pending_best_effort_task_num(self) -> int:
+        return sum(1 for t in self.task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
+
+    def allocated_task_num(self) -> int:
+        return sum(len(tasks) for status, tasks in self.task_status_index.items() if allocated_status(status))
+
+    def scheduled_task_num(self) -> int:
+        return sum(len(tasks) for status, tasks in self.task_status_index.items() if scheduled_status(status))
+
+    def completed_task_num(self) -> int:
+        return sum(len(tasks) for status, tasks in self.task_status_index.items() if completed_status(status))
+
+    def releasing_scheduled_task_num(self) -> int:
+        return sum(1 for t in self.task_status_index.get(TaskStatus.RELEASING, {}).values() if t.node_name)
+
+    def valid_task_num(self) -> int:
+        wanted = TaskStatus.SUCCEEDED | TaskStatus.PIPELINED | TaskStatus.PENDING
+        return sum(
+            len(tasks)
+            for status, tasks in self.task_status_index.items()
+            if allocated_status(status) or status & wanted
+        )
+
+    def is_ready(self) -> bool:
+        return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
+
+    def is_pipelined(self) -> bool:
+        return (
+            self.waiting_task_num() + self.ready_task_num() + self.pending_best_effort_task_num()
+            >= self.min_available
+        )
+
+    def is_starving(self) -> bool:
+        return self.waiting_task_num() + self.ready_task_num() < self.min_available
+
+    def is_pending(self) -> bool:
+        """No PodGroup, or phase Pending or empty (``IsPending``)."""
+        return self.pod_group is None or self.pod_group_state.phase in (POD_GROUP_PENDING, "")
+
+    def has_pending_tasks(self) -> bool:
+        return bool(self.task_status_index.get(TaskStatus.PENDING))
+
+    # ------------------------------------------------------------------ per-role checks
+    def _roles(self, statuses: TaskStatus, include_empty_pending: bool) -> Counter[str]:
+        counts: Counter[str] = Counter()
+        for status, tasks in self.task_status_index.items():
+            if allocated_status(status) or status & statuses:
+                for task in tasks.values():
+                    counts[task.task_role] += 1
+            elif include_empty_pending and status == TaskStatus.PENDING:
+                for task in tasks.values():
+                    if task.init_resreq.is_empty():
+                        counts[task.task_role] += 1
+        return counts
+
+    def _roles_meet_minimum(self, counts: Counter[str], skip_zero: bool = False) -> bool:
+        for role, minimum in self.task_min_available.items():
+            if skip_zero and minimum == 0:
+                continue
+            if counts.get(role, 0) < minimum:
+                return False
+        return True
+
+    def check_task_valid(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        counts = self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED | TaskStatus.PENDING, False)
+        return self._roles_meet_minimum(counts, skip_zero=True)
+
+    def check_task_ready(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        return self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED, True))
+
+    def check_task_pipelined(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        return self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED, True))
+
+    def check_task_starving(self) -> bool:
+        if self.min_available < self.task_min_available_total:
+            return True
+        return not self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED, False))
+
+    def allocated_roles(self) -> Counter[str]:
+        """``getJobAllocatedRoles``: allocated or succeeded, plus pending tasks with an empty request."""
+        return self._roles(TaskStatus.SUCCEEDED, True)
+
+    # ------------------------------------------------------------------ sub-job checks
+    def check_sub_job_valid(self) -> bool:
+        counts: Counter[str] = Counter(sub.gid for sub in self.sub_jobs.values())
+        return all(counts.get(gid, 0) >= minimum for gid, minimum in self.min_sub_jobs.items())
+
+    def _sub_jobs_meet(self, predicate: str) -> bool:
+        counts: Counter[str] = Counter()
+        for sub in self.sub_jobs.values():
+            if getattr(sub, predicate)():
+                counts[sub.gid] += 1
+        for gid, minimum in self.min_sub_jobs.items():
+            if minimum == 0:
+                continue
+            if counts.get(gid, 0) < minimum:
+                return False
+        return True
+
+    def check_sub_job_ready(self) -> bool:
+        return self._sub_jobs_meet("is_ready")
+
+    def check_sub_job_pipelined(self) -> bool:
+        return self._sub_jobs_meet("is_pipelined")
+
+    # ------------------------------------------------------------------ fit errors
+    def fit_failed_roles(self, sub_job: str) -> set[str]:
+        return {
+            self.tasks[uid].task_role
+            for uid in self.nodes_fit_errors
+            if self.task_to_sub_job.get(uid) == sub_job and uid in self.tasks
+        }
+
+    def task_has_fit_errors(self, sub_job: str, task: TaskInfo) -> bool:
+        """A task whose role already failed in this sub-job is skipped (empty roles never are)."""
+        if not task.task_role:
+            return False
+        return task.task_role in self.fit_failed_roles(sub_job)
+
+    def need_continue_allocating(self, sub_job_uid: str) -> bool:
+        """Whether allocate should try the next task after one failed (``NeedContinueAllocating``)."""
+        if self.min_available == len(self.tasks):
+            return False
+        sub = self.sub_jobs.get(sub_job_uid)
+        if sub is not None and sub.min_available >= len(sub.tasks):
+            return False
+        if self.contains_sub_job_policy():
+            return True
+        failed_roles = self.fit_failed_roles(sub_job_uid)
+        pending: Counter[str] = Counter(t.task_role for t in self.tasks_with(TaskStatus.PENDING).values())
+        if self.min_available < self.task_min_available_total:
+            left = sum(count for role, count in pending.items() if role not in failed_roles)
+            return self.ready_task_num() + left >= self.min_available
+        allocated = self.allocated_roles()
+        for role in failed_roles:
+            minimum = self.task_min_available.get(role, 0)
+            if minimum == 0:
+                continue
+            if allocated.get(role, 0) < minimum:
+                return False
+        return True
+
+    def reset_fit_err(self) -> None:
+        self.job_fit_errors = ""
+        self.nodes_fit_errors = {}
+
+    def reset_sub_job_fit_err(self, sub_job: str) -> None:
+        for uid in [uid for uid in self.nodes_fit_errors if self.task_to_sub_job.get(uid) == sub_job]:
+            del self.nodes_fit_errors[uid]
+
+    # ------------------------------------------------------------------ topology
+    def is_hard_topology_mode(self) -> tuple[bool, int]:
+        nt = self.network_topology
+        if nt is None or nt.highest_tier_allowed is None:
+            return False, 0
+        return nt.mode == HARD, nt.highest_tier_allowed
+
+    def is_soft_topology_mode(self) -> bool:
+        return self.network_topology is not None and self.network_topology.mode == SOFT
+
+    def with_network_topology(self) -> bool:
+        return self.network_topology is not None
+
+    def contains_hard_topology(self) -> bool:
+        return self.is_hard_topology_mode()[0] or any(s.is_hard_topology_mode()[0] for s in self.sub_jobs.values())
+
+    def contains_network_topology(self) -> bool:
+        return self.with_network_topology() or any(s.with_network_topology() for s in self.sub_jobs.values())
+
+    # ------------------------------------------------------------------ copy
+    def clone(self) -> JobInfo:
+        twin = JobInfo(self.uid)
+        twin.pg_uid = self.pg_uid
+        twin.name = self.name
+        twin.namespace = self.namespace
+        twin.queue = self.queue
+        twin.priority = self.priority
+        twin.min_available = self.min_available
+        twin.task_min_available = dict(self.task_min_available)
+        twin.task_min_available_total = self.task_min_available_total
+        twin.job_fit_errors = self.job_fit_errors
+        twin.allocated_hyper_node = self.allocated_hyper_node
+        twin.network_topology = self.network_topology.copy() if self.network_topology is not None else None
+        twin.sub_group_policies = self.sub_group_policies
+        twin.min_sub_jobs = dict(self.min_sub_jobs)
+        twin.creation = self.creation
+        twin.pod_group = self.pod_group
+        twin.pod_group_state = self.pod_group_state.copy()
+        twin.preemptable = self.preemptable
+        twin.owner_uid = self.owner_uid
+        twin.schedule_start = self.schedule_start
+        for task in self.tasks.values():
+            twin.add_task_info(task.clone())
+        for uid, sub in self.sub_jobs.items():
+            if uid in twin.sub_jobs:
+                twin.sub_jobs[uid].clone_status_from(sub)
+        return twin
+
+    def __repr__(self) -> str:
+        return f"Job({self.uid} queue={self.queue} min={self.min_available} tasks={len(self.tasks)})"

@@ -1,0 +1,191 @@
+"""NodeInfo: one node's resources and the tasks on it (``pkg/scheduler/api/node_info.go``).
+
+Accounting, exactly as upstream ``AddTask`` / ``RemoveTask``:
+
+==========  ==========================================================
+status      effect of adding a task (removing undoes it)
+==========  ==========================================================
+Releasing   idle -= req, releasing += req, used += req
+Pipelined   pipelined += req (idle and used unchanged)
+Binding     requires req <= idle (ZERO default), then idle -= req, used += req
+other       idle -= req, used += req (idle may go negative)
+==========  ==========================================================
+
+``future_idle() = idle + releasing - pipelined``. An eviction (``update_task`` of a Running task to
+Releasing) therefore leaves idle and used unchanged and only grows ``releasing``.
+
+When the node belongs to a session, its row in the session's columnar ``NodeTable`` is marked stale
+on every change, so vector predicates and scores always see the current numbers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .resource import ZERO, Resource
+from .task_status import TaskStatus
+
+if TYPE_CHECKING:
+    from ..cache.objects import Node, Taint
+    from ..node_table import NodeTable
+    from .task_info import TaskInfo
+
+
+class NodeAccountingError(RuntimeError):
+    """A task cannot be added to a node (already there, on another node, or does not fit)."""
+
+
+class NodeInfo:
+    """Resources and tasks of one node."""
+
+    __slots__ = (
+        "_row",
+        "_table",
+        "allocatable",
+        "capacity",
+        "idle",
+        "name",
+        "node",
+        "not_ready_reason",
+        "others",
+        "pipelined",
+        "ready",
+        "releasing",
+        "tasks",
+        "used",
+    )
+
+    def __init__(self, node: Node | None, name: str = "") -> None:
+        self.node = node
+        self.name = node.metadata.name if node is not None else name
+        self.releasing = Resource()
+        self.pipelined = Resource()
+        self.used = Resource()
+        if node is not None:
+            self.allocatable = node.allocatable_resource().clone()
+            self.capacity = node.capacity_resource().clone()
+            self.idle = self.allocatable.clone()
+        else:
+            self.allocatable = Resource()
+            self.capacity = Resource()
+            self.idle = Resource()
+        self.tasks: dict[str, TaskInfo] = {}
+        self.others: dict[str, Any] = {}
+        self.ready = node is not None and node.is_ready()
+        self.not_ready_reason = "" if self.ready else ("UnInitialized" if node is None else "NotReady")
+        self._table: NodeTable | None = None
+        self._row = -1
+
+    # ------------------------------------------------------------------ views
+    def future_idle(self) -> Resource:
+        """``FutureIdle``: idle + releasing - pipelined."""
+        return self.idle.clone().add(self.releasing).sub_without_assert(self.pipelined)
+
+    @property
+    def labels(self) -> dict[str, str]:
+        return self.node.metadata.labels if self.node is not None else {}
+
+    @property
+    def annotations(self) -> dict[str, str]:
+        return self.node.metadata.annotations if self.node is not None else {}
+
+    @property
+    def taints(self) -> list[Taint]:
+        return list(self.node.spec.taints) if self.node is not None else []
+
+    @property
+    def unschedulable(self) -> bool:
+        return bool(self.node is not None and self.node.spec.unschedulable)
+
+    @property
+    def pod_count(self) -> int:
+        return len(self.tasks)
+
+    # ------------------------------------------------------------------ columnar link
+    def attach(self, table: NodeTable, row: int) -> None:
+        self._table = table
+        self._row = row
+
+    def _touch(self) -> None:
+        if self._table is not None:
+            self._table.mark_stale(self._row)
+
+    # ------------------------------------------------------------------ accounting
+    def _add_resources(self, task: TaskInfo) -> None:
+        status = task.status
+        req = task.resreq
+        if status == TaskStatus.RELEASING:
+            self.idle.sub_without_assert(req)
+            self.releasing.add(req)
+            self.used.add(req)
+        elif status == TaskStatus.PIPELINED:
+            self.pipelined.add(req)
+        else:
+            self.idle.sub_without_assert(req)
+            self.used.add(req)
+
+    def _remove_resources(self, task: TaskInfo) -> None:
+        status = task.status
+        req = task.resreq
+        if status == TaskStatus.RELEASING:
+            self.releasing.sub_without_assert(req)
+            self.idle.add(req)
+            self.used.sub_without_assert(req)
+        elif status == TaskStatus.PIPELINED:
+            self.pipelined.sub_without_assert(req)
+        else:
+            self.idle.add(req)
+            self.used.sub_without_assert(req)
+
+    def add_task(self, task: TaskInfo) -> None:
+        """Store a clone of ``task`` and account for it by its status (``AddTask``)."""
+        if task.node_name and self.name and task.node_name != self.name:
+            raise NodeAccountingError(
+                f"task <{task.namespace}/{task.name}> already on different node <{task.node_name}>"
+            )
+        key = task.key
+        if key in self.tasks:
+            raise NodeAccountingError(f"task <{task.namespace}/{task.name}> already on node <{self.name}>")
+        twin = task.clone()
+        if self.node is not None:
+            if twin.status == TaskStatus.BINDING:
+                ok, names = twin.resreq.less_equal_with_resources_name(self.idle, ZERO)
+                if not ok:
+                    raise NodeAccountingError(
+                        f"node {self.name} resources {names} are not enough to put task "
+                        f"<{twin.namespace}/{twin.name}>, idle: {self.idle}, req: {twin.resreq}"
+                    )
+            self._add_resources(twin)
+        task.node_name = self.name
+        twin.node_name = self.name
+        self.tasks[key] = twin
+        self._touch()
+
+    def remove_task(self, task: TaskInfo) -> None:
+        """Undo the stored task's accounting (by its stored status) and forget it (``RemoveTask``)."""
+        stored = self.tasks.pop(task.key, None)
+        if stored is None:
+            return
+        if self.node is not None:
+            self._remove_resources(stored)
+        self._touch()
+
+    def update_task(self, task: TaskInfo) -> None:
+        """Remove then add again with the task's current status (``UpdateTask``)."""
+        self.remove_task(task)
+        self.add_task(task)
+
+    def clone(self) -> NodeInfo:
+        twin = NodeInfo(self.node, self.name)
+        for task in self.tasks.values():
+            twin.add_task(task)
+        twin.others = {key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()}
+        twin.ready = self.ready
+        twin.not_ready_reason = self.not_ready_reason
+        return twin
+
+    def __repr__(self) -> str:
+        return (
+            f"Node({self.name}: idle <{self.idle}>, used <{self.used}>, releasing <{self.releasing}>, "
+            f"pipelined <{self.pipelined}>, pods {len(self.tasks)})"
+        )

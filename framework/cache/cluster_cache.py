@@ -1,0 +1,245 @@
+"""ClusterCache: the cluster's objects across sessions, and the snapshot each session starts from.
+
+Mirrors what Volcano's ``SchedulerCache`` keeps and how ``Snapshot`` (``cache/cache.go``) builds a
+session's view:
+
+* every Node in document order (the cache's node list); a Node whose Ready condition is not True
+  is left out of the session;
+* every Pod becomes a task; a task whose node is known occupies that node (terminated pods do
+  not); a pod on a node missing from the snapshot still counts for its job;
+* pods we schedule (``spec.schedulerName`` empty or one of ``Settings.scheduler_names``) with a
+  ``scheduling.k8s.io/group-name`` annotation belong to the job ``<namespace>/<group>``; pods of
+  other schedulers only occupy their node;
+* a job without its PodGroup, or whose queue does not exist, is left out with a warning;
+* job priority = the value of the PriorityClass named by the PodGroup, else the global-default
+  PriorityClass, else 0;
+* HyperNodes are resolved into a tree (``api.hypernode_info.build_topology``).
+
+``apply`` changes the objects like ``kubectl apply`` (create or replace by kind/namespace/name,
+delete when asked). It is all-or-nothing: the candidate object set is validated (hypernode tree
+included) before anything is changed.
+
+As the session's cache, it forwards binds, evictions and PodGroup statuses to the observers
+(``hookspecs``) and keeps PodGroup phases for the next cycle.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from loguru import logger
+
+from ..api.hypernode_info import HyperNodeTopology, build_topology
+from ..api.job_info import JobInfo
+from ..api.node_info import NodeInfo
+from ..api.queue_info import QueueInfo
+from ..api.task_info import TaskInfo
+from ..api.task_status import TaskStatus
+from ..settings import Settings
+from .codec import LoadedFile, SnapshotError, check_duplicates, read_file
+from .objects import ConfigMap, HyperNode, KubeObject, Node, Pod, PodGroup, PriorityClass, Queue
+
+if TYPE_CHECKING:
+    from ..session import ClusterSnapshot, Session
+
+_TERMINATED = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
+
+
+class ClusterCache:
+    """The objects of one cluster; ``snapshot()`` turns them into a session's view."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.nodes: dict[str, Node] = {}
+        self.pods: dict[str, Pod] = {}
+        self.pod_groups: dict[str, PodGroup] = {}
+        self.queues: dict[str, Queue] = {}
+        self.priority_classes: dict[str, PriorityClass] = {}
+        self.hyper_nodes: dict[str, HyperNode] = {}
+        self.config_maps: dict[str, ConfigMap] = {}
+        self.ignored: Counter[str] = Counter()
+        self.warnings: list[str] = []
+        self._warned: set[str] = set()
+        self._topology: HyperNodeTopology | None = None
+        self._task_protos: dict[str, TaskInfo] = {}
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def from_files(cls, paths: Iterable[str], settings: Settings | None = None) -> ClusterCache:
+        """Load snapshot files together; duplicates across files and an invalid tree are errors."""
+        cache = cls(settings)
+        loaded = [read_file(path) for path in paths]
+        check_duplicates(loaded)
+        cache.apply_files(loaded)
+        return cache
+
+    def _stores(self) -> dict[str, dict[str, Any]]:
+        return {
+            "Node": self.nodes,
+            "Pod": self.pods,
+            "PodGroup": self.pod_groups,
+            "Queue": self.queues,
+            "PriorityClass": self.priority_classes,
+            "HyperNode": self.hyper_nodes,
+            "ConfigMap": self.config_maps,
+        }
+
+    def apply_files(self, files: list[LoadedFile]) -> None:
+        """Apply files like ``kubectl apply``, all or nothing."""
+        staged = {kind: dict(store) for kind, store in self._stores().items()}
+        for loaded in files:
+            for document in loaded.documents:
+                store = staged[document.obj.KIND]
+                key = document.obj.key
+                if document.delete:
+                    store.pop(key, None)
+                else:
+                    store[key] = document.obj
+        try:
+            topology = build_topology(staged["HyperNode"].values(), list(staged["Node"].values()))
+        except ValueError as exc:
+            sources = ", ".join(loaded.path for loaded in files) or "<input>"
+            raise SnapshotError(f"{sources}: {exc}") from None
+        for kind, store in self._stores().items():
+            store.clear()
+            store.update(staged[kind])
+        for loaded in files:
+            self.ignored.update(loaded.ignored)
+        self._topology = topology
+        self._task_protos = {key: proto for key, proto in self._task_protos.items() if key in self.pods}
+        for node in self.nodes.values():
+            if "pods" not in node.status.allocatable:
+                self.warn(
+                    f"node:{node.key}",
+                    f"Node {node.key} has no 'pods' in status.allocatable: as in Volcano, no pod fits on it",
+                )
+
+    def apply_objects(self, objects: Iterable[KubeObject], *, source: str = "<api>") -> None:
+        """Create or replace objects given in code (the simulator and tests use this)."""
+        from .codec import Document
+
+        self.apply_files([LoadedFile(source, [Document(obj, source) for obj in objects])])
+
+    def delete(self, kind: str, key: str) -> None:
+        store = self._stores()[kind]
+        store.pop(key, None)
+        if kind == "Pod":
+            self._task_protos.pop(key, None)
+        if kind in ("Node", "HyperNode"):
+            self._topology = build_topology(self.hyper_nodes.values(), list(self.nodes.values()))
+
+    def put(self, obj: KubeObject) -> None:
+        """Create or replace one object without re-validating the hypernode tree (hot path)."""
+        self._stores()[obj.KIND][obj.key] = obj
+        if obj.KIND == "Pod":
+            self._task_protos.pop(obj.key, None)
+        if obj.KIND in ("Node", "HyperNode"):
+            self._topology = build_topology(self.hyper_nodes.values(), list(self.nodes.values()))
+
+    def warn(self, key: str, message: str) -> None:
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self.warnings.append(message)
+        logger.warning(message)
+
+    # ------------------------------------------------------------------ snapshot
+    def owns(self, pod: Pod) -> bool:
+        return self.settings.owns(pod.spec.scheduler_name)
+
+    def _task(self, key: str, pod: Pod) -> TaskInfo:
+        proto = self._task_protos.get(key)
+        if proto is None or proto.pod is not pod:
+            proto = TaskInfo.from_pod(pod)
+            self._task_protos[key] = proto
+        return proto.clone()
+
+    def default_priority(self) -> int:
+        for pc in self.priority_classes.values():
+            if pc.global_default:
+                return pc.value
+        return 0
+
+    def snapshot(self) -> ClusterSnapshot:
+        from ..session import ClusterSnapshot
+
+        node_infos: dict[str, NodeInfo] = {name: NodeInfo(node) for name, node in self.nodes.items()}
+        placeholders: dict[str, NodeInfo] = {}
+        jobs: dict[str, JobInfo] = {}
+        for key, pod in self.pods.items():
+            task = self._task(key, pod)
+            if task.node_name:
+                node = node_infos.get(task.node_name)
+                if node is None:
+                    node = placeholders.setdefault(task.node_name, NodeInfo(None, task.node_name))
+                if task.status not in _TERMINATED:
+                    node.add_task(task)
+            if not self.owns(pod) or not task.job:
+                continue
+            job = jobs.get(task.job)
+            if job is None:
+                job = jobs[task.job] = JobInfo(task.job)
+            job.add_task_info(task)
+        for pg_key, pg in self.pod_groups.items():
+            job = jobs.get(pg_key)
+            if job is None:
+                job = jobs[pg_key] = JobInfo(pg_key)
+            job.set_pod_group(pg)
+        queues = {name: QueueInfo(queue) for name, queue in self.queues.items()}
+        default_priority = self.default_priority()
+        kept: dict[str, JobInfo] = {}
+        for uid, job in jobs.items():
+            if job.pod_group is None:
+                pods = ", ".join(sorted(t.key for t in job.tasks.values())[:3])
+                self.warn(f"nopg:{uid}", f"PodGroup {uid} not found: its pods ({pods}) are left out")
+                continue
+            if job.queue not in queues:
+                self.warn(f"noqueue:{uid}:{job.queue}", f"Queue {job.queue} of PodGroup {uid} not found: job left out")
+                continue
+            job.priority = default_priority
+            pc_name = job.pod_group.spec.priority_class_name
+            if pc_name in self.priority_classes:
+                job.priority = self.priority_classes[pc_name].value
+            kept[uid] = job
+        topology = self._topology if self._topology is not None else build_topology((), [])
+        return ClusterSnapshot(
+            jobs=kept,
+            nodes=list(node_infos.values()),
+            queues=queues,
+            topology=topology.clone(),
+            hyper_nodes_ready=True,
+            priority_classes={name: pc.value for name, pc in self.priority_classes.items()},
+        )
+
+    # ------------------------------------------------------------------ the session's sink
+    def bind(self, ssn: Session, task: TaskInfo, node_name: str) -> None:
+        if ssn.hooks is not None:
+            ssn.hooks.fumarole_bind(session=ssn, task=task, node=node_name, action=ssn.current_action)
+
+    def evict(self, ssn: Session, task: TaskInfo, reason: str) -> None:
+        if ssn.hooks is not None:
+            ssn.hooks.fumarole_evict(
+                session=ssn, task=task, node=task.node_name, action=ssn.current_action, reason=reason
+            )
+
+    def update_job_status(self, ssn: Session, job: JobInfo) -> None:
+        """Keep the PodGroup's new phase and conditions for the next cycle; tell the observers."""
+        pg = self.pod_groups.get(job.uid)
+        state = job.pod_group_state
+        if pg is not None:
+            status = pg.status.model_copy(
+                update={
+                    "phase": state.phase,
+                    "conditions": list(state.conditions),
+                    "running": state.running,
+                    "succeeded": state.succeeded,
+                    "failed": state.failed,
+                }
+            )
+            self.pod_groups[job.uid] = pg.model_copy(update={"status": status})
+        if ssn.hooks is not None:
+            ssn.hooks.fumarole_podgroup_phase(
+                session=ssn, job=job, old=ssn.pod_group_old_phase.get(job.uid, ""), new=state.phase
+            )

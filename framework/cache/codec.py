@@ -1,0 +1,138 @@
+"""Reading Kubernetes objects from YAML files (``kubectl get -o yaml`` output and hand-written).
+
+A file holds one or more YAML documents; each document is an object or a ``kind: List`` whose
+``items`` are objects. Kinds the scheduler reads (``objects.KINDS``) are validated into typed
+models; other kinds are counted and ignored. A malformed object is reported with the file, its
+kind, namespace/name and the offending field, and nothing of the file is returned.
+
+In a changes file (``--then``), an object whose metadata carries the annotation
+``fumarole.io/delete: "true"`` asks for the deletion of that object instead of its creation.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from ..conf import format_validation_error
+from .objects import API_GROUPS, KINDS, KubeObject
+
+DELETE_ANNOTATION = "fumarole.io/delete"
+
+
+class SnapshotError(ValueError):
+    """Input that cannot be loaded; the message names the file, the object and the field."""
+
+
+@dataclass
+class Document:
+    """One validated object and where it came from."""
+
+    obj: KubeObject
+    source: str
+    delete: bool = False
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        return self.obj.KIND, self.obj.key
+
+
+@dataclass
+class LoadedFile:
+    path: str
+    documents: list[Document] = field(default_factory=list)
+    ignored: Counter[str] = field(default_factory=Counter)
+
+
+def describe(raw: Mapping[str, Any]) -> str:
+    """``Kind namespace/name`` of a raw object, as far as it can be told."""
+    kind = raw.get("kind") or "<no kind>"
+    meta = raw.get("metadata") if isinstance(raw.get("metadata"), Mapping) else {}
+    name = meta.get("name") or "<unnamed>"
+    namespace = meta.get("namespace")
+    return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
+
+
+def _flatten(documents: Iterable[Any], path: str) -> list[tuple[str, Mapping[str, Any]]]:
+    out: list[tuple[str, Mapping[str, Any]]] = []
+    for number, document in enumerate(documents, start=1):
+        if document is None:
+            continue
+        if not isinstance(document, Mapping):
+            raise SnapshotError(f"{path}: document {number}: expected a Kubernetes object, got {type(document).__name__}")
+        if document.get("kind") == "List" or (
+            "items" in document and isinstance(document.get("kind"), str) and document["kind"].endswith("List")
+        ):
+            items = document.get("items") or []
+            if not isinstance(items, list):
+                raise SnapshotError(f"{path}: document {number}: items must be a list")
+            for index, item in enumerate(items):
+                if not isinstance(item, Mapping):
+                    raise SnapshotError(f"{path}: document {number}: items[{index}]: expected an object")
+                out.append((f"{path}: document {number} items[{index}]", item))
+        else:
+            out.append((f"{path}: document {number}", document))
+    return out
+
+
+def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFile:
+    """Parse and validate the objects in YAML text; raise SnapshotError on the first bad one."""
+    try:
+        raw_documents = list(yaml.safe_load_all(text))
+    except yaml.YAMLError as exc:
+        raise SnapshotError(f"{path}: not valid YAML: {exc}") from exc
+    loaded = LoadedFile(path)
+    for where, raw in _flatten(raw_documents, path):
+        kind = raw.get("kind")
+        if not kind or not isinstance(kind, str):
+            raise SnapshotError(f"{where}: {describe(raw)}: kind: required key is missing")
+        model = KINDS.get(kind)
+        api_version = raw.get("apiVersion", "")
+        if model is None or (api_version and api_version not in API_GROUPS[kind]):
+            loaded.ignored[kind] += 1
+            continue
+        if not isinstance(raw.get("metadata"), Mapping):
+            raise SnapshotError(f"{path}: {describe(raw)}: metadata: required key is missing")
+        try:
+            obj = model.model_validate(dict(raw))
+        except ValidationError as exc:
+            raise SnapshotError(format_validation_error(f"{path}: {describe(raw)}", exc)) from None
+        except ValueError as exc:
+            raise SnapshotError(f"{path}: {describe(raw)}: {exc}") from None
+        delete = obj.metadata.annotations.get(DELETE_ANNOTATION, "").lower() == "true"
+        if delete and not allow_delete:
+            raise SnapshotError(
+                f"{path}: {describe(raw)}: metadata.annotations.{DELETE_ANNOTATION}: deletions are only "
+                "allowed in changes files (--then)"
+            )
+        loaded.documents.append(Document(obj, path, delete))
+    return loaded
+
+
+def read_file(path: str | Path, *, allow_delete: bool = False) -> LoadedFile:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    return parse_text(text, str(path), allow_delete=allow_delete)
+
+
+def check_duplicates(files: Iterable[LoadedFile]) -> None:
+    """Reject an object defined twice (same kind, namespace and name) across the given files."""
+    seen: dict[tuple[str, str], str] = {}
+    for loaded in files:
+        for document in loaded.documents:
+            identity = document.identity
+            if identity in seen:
+                kind, key = identity
+                raise SnapshotError(
+                    f"{document.source}: {kind} {key}: duplicate object (already defined in {seen[identity]})"
+                )
+            seen[identity] = document.source

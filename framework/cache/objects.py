@@ -1,0 +1,536 @@
+"""The Kubernetes objects the scheduler reads, as typed, validated models.
+
+Only the fields a scheduler reads are modelled; everything else in a ``kubectl get -o yaml``
+dump is ignored. Field names are the Kubernetes camelCase names (aliases) so validation errors
+point at the field the user wrote. Quantities are checked when the object is read, so a bad
+``cpu: abc`` is reported with its path and nothing of the file is loaded.
+
+Kinds: v1 Node, v1 Pod, v1 ConfigMap, scheduling.volcano.sh/v1beta1 PodGroup and Queue,
+scheduling.k8s.io/v1 PriorityClass, topology.volcano.sh/v1alpha1 HyperNode.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cached_property
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+from ..api import quantity
+from ..api.labels import LabelSelector, Requirement
+from ..api.network_topology import NetworkTopologySpec, SubGroupPolicySpec
+from ..api.resource import Resource
+
+
+def _check_quantity(raw: object) -> str:
+    quantity.parse_quantity(raw)
+    return str(raw) if not isinstance(raw, str) else raw
+
+
+Quantity = Annotated[str, BeforeValidator(_check_quantity)]
+ResourceList = dict[str, Quantity]
+
+
+def _parse_time(raw: object) -> float | None:
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, int | float) and not isinstance(raw, bool):
+        return float(raw)
+    if isinstance(raw, datetime):
+        return raw.timestamp()
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.endswith("Z"):
+            text = text[:-1] + "+00:00"
+        try:
+            return datetime.fromisoformat(text).timestamp()
+        except ValueError as exc:
+            raise ValueError(f"invalid timestamp {raw!r}") from exc
+    raise ValueError(f"invalid timestamp {raw!r}")
+
+
+Timestamp = Annotated[float | None, BeforeValidator(_parse_time)]
+
+
+def _str_map(raw: object) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ValueError("must be a mapping of strings")
+    out = {}
+    for key, value in raw.items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif value is None:
+            value = ""
+        elif not isinstance(value, str):
+            value = str(value)
+        out[str(key)] = value
+    return out
+
+
+StrMap = Annotated[dict[str, str], BeforeValidator(_str_map)]
+
+
+def _none_as_list(raw: object) -> object:
+    return [] if raw is None else raw
+
+
+def _none_as_dict(raw: object) -> object:
+    return {} if raw is None else raw
+
+
+class K8sModel(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=False)
+
+
+# ---------------------------------------------------------------------------------------- meta
+class OwnerReference(K8sModel):
+    api_version: str = Field("", alias="apiVersion")
+    kind: str = ""
+    name: str = ""
+    uid: str = ""
+    controller: bool = False
+
+
+class ObjectMeta(K8sModel):
+    name: str
+    namespace: str = ""
+    uid: str = ""
+    labels: StrMap = Field(default_factory=dict)
+    annotations: StrMap = Field(default_factory=dict)
+    creation_timestamp: Timestamp = Field(None, alias="creationTimestamp")
+    deletion_timestamp: Timestamp = Field(None, alias="deletionTimestamp")
+    owner_references: Annotated[list[OwnerReference], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="ownerReferences"
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _non_empty(cls, value: str) -> str:
+        if not value:
+            raise ValueError("must not be empty")
+        return value
+
+    @property
+    def creation(self) -> float:
+        """Creation time in seconds; a missing timestamp sorts first, as Go's zero time does."""
+        return self.creation_timestamp if self.creation_timestamp is not None else float("-inf")
+
+    def controller_owner(self) -> OwnerReference | None:
+        for ref in self.owner_references:
+            if ref.controller:
+                return ref
+        return None
+
+
+class KubeObject(K8sModel):
+    """Common shape: apiVersion, kind, metadata."""
+
+    KIND: ClassVar[str] = ""
+    NAMESPACED: ClassVar[bool] = True
+
+    api_version: str = Field("", alias="apiVersion")
+    kind: str = ""
+    metadata: ObjectMeta
+
+    def model_post_init(self, context: Any, /) -> None:
+        meta = self.metadata
+        if self.NAMESPACED and not meta.namespace:
+            meta.namespace = "default"
+        if not self.NAMESPACED:
+            meta.namespace = ""
+        if not meta.uid:
+            meta.uid = self.default_uid()
+
+    def default_uid(self) -> str:
+        meta = self.metadata
+        return f"{meta.namespace}-{meta.name}" if self.NAMESPACED else meta.name
+
+    @property
+    def key(self) -> str:
+        meta = self.metadata
+        return f"{meta.namespace}/{meta.name}" if self.NAMESPACED else meta.name
+
+
+# ---------------------------------------------------------------------------------------- selectors
+class SelectorRequirementModel(K8sModel):
+    key: str
+    operator: Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]
+    values: Annotated[list[str], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+
+    def to_requirement(self) -> Requirement:
+        return Requirement(self.key, self.operator, tuple(self.values))
+
+
+class LabelSelectorModel(K8sModel):
+    match_labels: StrMap = Field(default_factory=dict, alias="matchLabels")
+    match_expressions: Annotated[list[SelectorRequirementModel], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="matchExpressions"
+    )
+
+    def to_selector(self) -> LabelSelector:
+        return LabelSelector(dict(self.match_labels), tuple(r.to_requirement() for r in self.match_expressions))
+
+
+class NodeSelectorTerm(K8sModel):
+    match_expressions: Annotated[list[SelectorRequirementModel], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="matchExpressions"
+    )
+    match_fields: Annotated[list[SelectorRequirementModel], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="matchFields"
+    )
+
+
+class NodeSelector(K8sModel):
+    node_selector_terms: list[NodeSelectorTerm] = Field(default_factory=list, alias="nodeSelectorTerms")
+
+
+class PreferredSchedulingTerm(K8sModel):
+    weight: int
+    preference: NodeSelectorTerm
+
+
+class NodeAffinity(K8sModel):
+    required: NodeSelector | None = Field(None, alias="requiredDuringSchedulingIgnoredDuringExecution")
+    preferred: Annotated[list[PreferredSchedulingTerm], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="preferredDuringSchedulingIgnoredDuringExecution"
+    )
+
+
+class PodAffinityTerm(K8sModel):
+    label_selector: LabelSelectorModel | None = Field(None, alias="labelSelector")
+    namespaces: Annotated[list[str], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    namespace_selector: LabelSelectorModel | None = Field(None, alias="namespaceSelector")
+    topology_key: str = Field(alias="topologyKey")
+
+
+class WeightedPodAffinityTerm(K8sModel):
+    weight: int
+    pod_affinity_term: PodAffinityTerm = Field(alias="podAffinityTerm")
+
+
+class PodAffinity(K8sModel):
+    required: Annotated[list[PodAffinityTerm], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="requiredDuringSchedulingIgnoredDuringExecution"
+    )
+    preferred: Annotated[list[WeightedPodAffinityTerm], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="preferredDuringSchedulingIgnoredDuringExecution"
+    )
+
+
+class Affinity(K8sModel):
+    node_affinity: NodeAffinity | None = Field(None, alias="nodeAffinity")
+    pod_affinity: PodAffinity | None = Field(None, alias="podAffinity")
+    pod_anti_affinity: PodAffinity | None = Field(None, alias="podAntiAffinity")
+
+
+class Toleration(K8sModel):
+    key: str = ""
+    operator: Literal["Exists", "Equal", ""] = ""
+    value: str = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute", ""] = ""
+    toleration_seconds: int | None = Field(None, alias="tolerationSeconds")
+
+
+class Taint(K8sModel):
+    key: str
+    value: str = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+
+
+# ---------------------------------------------------------------------------------------- Pod
+class ResourceRequirements(K8sModel):
+    requests: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    limits: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+
+
+class ContainerPort(K8sModel):
+    container_port: int = Field(0, alias="containerPort")
+    host_port: int = Field(0, alias="hostPort")
+    protocol: str = "TCP"
+    host_ip: str = Field("", alias="hostIP")
+
+
+class Container(K8sModel):
+    name: str = ""
+    image: str = ""
+    resources: ResourceRequirements = Field(default_factory=ResourceRequirements)
+    ports: Annotated[list[ContainerPort], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    restart_policy: str = Field("", alias="restartPolicy")
+
+    def request(self) -> Resource:
+        return Resource.from_list(self.resources.requests)
+
+
+class SchedulingGate(K8sModel):
+    name: str
+
+
+class PodSpec(K8sModel):
+    node_name: str = Field("", alias="nodeName")
+    scheduler_name: str = Field("", alias="schedulerName")
+    priority: int | None = None
+    priority_class_name: str = Field("", alias="priorityClassName")
+    preemption_policy: str = Field("", alias="preemptionPolicy")
+    containers: Annotated[list[Container], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    init_containers: Annotated[list[Container], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="initContainers"
+    )
+    overhead: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    node_selector: StrMap = Field(default_factory=dict, alias="nodeSelector")
+    affinity: Affinity | None = None
+    tolerations: Annotated[list[Toleration], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    scheduling_gates: Annotated[list[SchedulingGate], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="schedulingGates"
+    )
+    host_network: bool = Field(False, alias="hostNetwork")
+
+
+class PodStatus(K8sModel):
+    phase: Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"] = "Pending"
+    nominated_node_name: str = Field("", alias="nominatedNodeName")
+    start_time: Timestamp = Field(None, alias="startTime")
+
+
+class Pod(KubeObject):
+    KIND: ClassVar[str] = "Pod"
+    spec: PodSpec = Field(default_factory=PodSpec)
+    status: PodStatus = Field(default_factory=PodStatus)
+
+    @cached_property
+    def _request(self) -> Resource:
+        from ..api.task_info import pod_request
+
+        return pod_request(self)
+
+    def request(self) -> Resource:
+        """The pod's resource request incl. ``pods: 1``; computed once per object (do not mutate)."""
+        return self._request.clone()
+
+    def images(self) -> list[str]:
+        return [c.image for c in self.spec.containers if c.image]
+
+
+# ---------------------------------------------------------------------------------------- Node
+class NodeCondition(K8sModel):
+    type: str
+    status: str = "Unknown"
+
+
+class ContainerImage(K8sModel):
+    names: Annotated[list[str], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    size_bytes: int = Field(0, alias="sizeBytes")
+
+
+class NodeSpec(K8sModel):
+    unschedulable: bool = False
+    taints: Annotated[list[Taint], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+
+
+class NodeStatus(K8sModel):
+    allocatable: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    capacity: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    conditions: Annotated[list[NodeCondition], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    images: Annotated[list[ContainerImage], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+
+
+class Node(KubeObject):
+    KIND: ClassVar[str] = "Node"
+    NAMESPACED: ClassVar[bool] = False
+    spec: NodeSpec = Field(default_factory=NodeSpec)
+    status: NodeStatus = Field(default_factory=NodeStatus)
+
+    @cached_property
+    def _allocatable(self) -> Resource:
+        return Resource.from_list(self.status.allocatable)
+
+    @cached_property
+    def _capacity(self) -> Resource:
+        return Resource.from_list(self.status.capacity or self.status.allocatable)
+
+    def allocatable_resource(self) -> Resource:
+        return self._allocatable
+
+    def capacity_resource(self) -> Resource:
+        return self._capacity
+
+    def is_ready(self) -> bool:
+        """A node without a Ready condition is Ready; one whose Ready condition is not True is not."""
+        for condition in self.status.conditions:
+            if condition.type == "Ready":
+                return condition.status == "True"
+        return True
+
+
+# ---------------------------------------------------------------------------------------- Volcano
+class NetworkTopologyModel(K8sModel):
+    mode: Literal["hard", "soft", ""] = ""
+    highest_tier_allowed: int | None = Field(None, alias="highestTierAllowed")
+    highest_tier_name: str = Field("", alias="highestTierName")
+
+    def to_spec(self) -> NetworkTopologySpec:
+        return NetworkTopologySpec(self.mode, self.highest_tier_allowed, self.highest_tier_name)
+
+
+class SubGroupPolicyModel(K8sModel):
+    name: str
+    match_label_keys: Annotated[list[str], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="matchLabelKeys"
+    )
+    label_selector: LabelSelectorModel | None = Field(None, alias="labelSelector")
+    sub_group_size: int | None = Field(None, alias="subGroupSize")
+    min_sub_groups: int | None = Field(None, alias="minSubGroups")
+    network_topology: NetworkTopologyModel | None = Field(None, alias="networkTopology")
+
+    def to_spec(self) -> SubGroupPolicySpec:
+        return SubGroupPolicySpec(
+            name=self.name,
+            match_label_keys=list(self.match_label_keys),
+            label_selector=self.label_selector.to_selector() if self.label_selector is not None else None,
+            sub_group_size=self.sub_group_size,
+            min_sub_groups=self.min_sub_groups,
+            network_topology=self.network_topology.to_spec() if self.network_topology is not None else None,
+        )
+
+
+class PodGroupCondition(K8sModel):
+    type: str
+    status: str = "True"
+    transition_id: str = Field("", alias="transitionID")
+    reason: str = ""
+    message: str = ""
+    last_transition_time: Timestamp = Field(None, alias="lastTransitionTime")
+
+
+class PodGroupSpec(K8sModel):
+    min_member: int = Field(0, alias="minMember", ge=0)
+    min_task_member: Annotated[dict[str, int], BeforeValidator(_none_as_dict)] = Field(
+        default_factory=dict, alias="minTaskMember"
+    )
+    min_resources: ResourceList | None = Field(None, alias="minResources")
+    queue: str = ""
+    priority_class_name: str = Field("", alias="priorityClassName")
+    network_topology: NetworkTopologyModel | None = Field(None, alias="networkTopology")
+    sub_group_policy: Annotated[list[SubGroupPolicyModel], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="subGroupPolicy"
+    )
+
+
+PodGroupPhase = Literal["Pending", "Running", "Unknown", "Inqueue", "Completed", ""]
+
+
+class PodGroupStatusModel(K8sModel):
+    phase: PodGroupPhase = ""
+    conditions: Annotated[list[PodGroupCondition], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    running: int = 0
+    succeeded: int = 0
+    failed: int = 0
+
+
+class PodGroup(KubeObject):
+    KIND: ClassVar[str] = "PodGroup"
+    spec: PodGroupSpec = Field(default_factory=PodGroupSpec)
+    status: PodGroupStatusModel = Field(default_factory=PodGroupStatusModel)
+
+    def default_uid(self) -> str:
+        return f"{self.metadata.namespace}/{self.metadata.name}"
+
+    @cached_property
+    def _min_resources(self) -> Resource | None:
+        if self.spec.min_resources is None:
+            return None
+        return Resource.from_list(self.spec.min_resources)
+
+    def min_resources(self) -> Resource | None:
+        return self._min_resources
+
+
+class QueueGuarantee(K8sModel):
+    resource: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+
+
+class QueueSpec(K8sModel):
+    weight: int = Field(1, ge=0)
+    capability: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    deserved: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    guarantee: QueueGuarantee = Field(default_factory=QueueGuarantee)
+    reclaimable: bool | None = None
+    priority: int = 0
+    parent: str = ""
+
+
+class QueueStatus(K8sModel):
+    state: Literal["Open", "Closed", "Closing", "Unknown", ""] = "Open"
+
+
+class Queue(KubeObject):
+    KIND: ClassVar[str] = "Queue"
+    NAMESPACED: ClassVar[bool] = False
+    spec: QueueSpec = Field(default_factory=QueueSpec)
+    status: QueueStatus = Field(default_factory=QueueStatus)
+
+    def default_uid(self) -> str:
+        return self.metadata.name
+
+
+class PriorityClass(KubeObject):
+    KIND: ClassVar[str] = "PriorityClass"
+    NAMESPACED: ClassVar[bool] = False
+    value: int = 0
+    global_default: bool = Field(False, alias="globalDefault")
+    preemption_policy: str = Field("", alias="preemptionPolicy")
+
+
+class ExactMatch(K8sModel):
+    name: str
+
+
+class RegexMatch(K8sModel):
+    pattern: str
+
+
+class MemberSelector(K8sModel):
+    exact_match: ExactMatch | None = Field(None, alias="exactMatch")
+    regex_match: RegexMatch | None = Field(None, alias="regexMatch")
+    label_match: LabelSelectorModel | None = Field(None, alias="labelMatch")
+
+
+class HyperNodeMember(K8sModel):
+    type: Literal["Node", "HyperNode"]
+    selector: MemberSelector
+
+
+class HyperNodeSpec(K8sModel):
+    tier: int = Field(ge=0)
+    tier_name: str = Field("", alias="tierName")
+    members: Annotated[list[HyperNodeMember], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+
+
+class HyperNode(KubeObject):
+    KIND: ClassVar[str] = "HyperNode"
+    NAMESPACED: ClassVar[bool] = False
+    spec: HyperNodeSpec
+
+
+class ConfigMap(KubeObject):
+    KIND: ClassVar[str] = "ConfigMap"
+    data: StrMap = Field(default_factory=dict)
+
+
+KINDS: dict[str, type[KubeObject]] = {
+    cls.KIND: cls for cls in (Node, Pod, PodGroup, Queue, PriorityClass, HyperNode, ConfigMap)
+}
+"""Kinds the cache keeps, by ``kind``."""
+
+API_GROUPS: dict[str, tuple[str, ...]] = {
+    "Node": ("v1",),
+    "Pod": ("v1",),
+    "ConfigMap": ("v1",),
+    "PodGroup": ("scheduling.volcano.sh/v1beta1", "scheduling.incubator.k8s.io/v1alpha1", "scheduling.volcano.sh/v1alpha1"),
+    "Queue": ("scheduling.volcano.sh/v1beta1", "scheduling.volcano.sh/v1alpha1"),
+    "PriorityClass": ("scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha1"),
+    "HyperNode": ("topology.volcano.sh/v1alpha1",),
+}
+"""The apiVersions accepted for each kind; a kept kind under another apiVersion is ignored."""

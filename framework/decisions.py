@@ -1,0 +1,157 @@
+"""What one cycle decided, as recorded by the decision recorder (a hook observer).
+
+``CycleDecisions.to_json`` is the exact per-cycle shape ``fumarole schedule --format json`` prints::
+
+    {"cycle": 1,
+     "binds": [{"pod": "ns/name", "node": "n1"}],
+     "evictions": [{"pod": "ns/name", "node": "n1", "action": "preempt"}],
+     "pipelined": [{"pod": "ns/name", "node": "n2"}],
+     "podgroups": [{"podgroup": "ns/pg", "phase": "Running"}]}
+
+A bind carries ``annotations`` when plugins wrote pod annotations at allocation (e.g. the NPU
+chips); an eviction carries ``reason`` (the action's text, e.g. which preemptor). ``pending``
+(not in the JSON contract's required keys, printed as ``"pending"``) explains every task left
+pending: the predicate failures summed over nodes, or the job-level reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .api.task_status import TaskStatus
+from .hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from .api.job_info import JobInfo
+    from .api.task_info import TaskInfo
+    from .session import Session
+
+
+@dataclass
+class Bind:
+    pod: str
+    node: str
+    action: str = ""
+    annotations: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pod": self.pod, "node": self.node}
+        if self.annotations:
+            out["annotations"] = dict(sorted(self.annotations.items()))
+        return out
+
+
+@dataclass
+class Eviction:
+    pod: str
+    node: str
+    action: str
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        out = {"pod": self.pod, "node": self.node, "action": self.action}
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass
+class Placement:
+    pod: str
+    node: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pod": self.pod, "node": self.node}
+
+
+@dataclass
+class PodGroupPhase:
+    podgroup: str
+    phase: str
+    previous: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"podgroup": self.podgroup, "phase": self.phase}
+
+
+@dataclass
+class PendingTask:
+    pod: str
+    job: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pod": self.pod, "podgroup": self.job, "reason": self.reason}
+
+
+@dataclass
+class CycleDecisions:
+    cycle: int
+    binds: list[Bind] = field(default_factory=list)
+    evictions: list[Eviction] = field(default_factory=list)
+    pipelined: list[Placement] = field(default_factory=list)
+    podgroups: list[PodGroupPhase] = field(default_factory=list)
+    pending: list[PendingTask] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cycle": self.cycle,
+            "binds": [bind.to_json() for bind in self.binds],
+            "evictions": [eviction.to_json() for eviction in self.evictions],
+            "pipelined": [placement.to_json() for placement in self.pipelined],
+            "podgroups": [phase.to_json() for phase in self.podgroups],
+            "pending": [task.to_json() for task in self.pending],
+        }
+
+
+def pending_reason(job: JobInfo, task: TaskInfo) -> str:
+    """Why a task is still pending: its nodes' fit errors, else the job's reason."""
+    fit = job.nodes_fit_errors.get(task.uid)
+    if fit is not None:
+        return str(fit)
+    if job.job_fit_errors:
+        return job.job_fit_errors
+    return "not placed in this cycle"
+
+
+class DecisionRecorder:
+    """Collects binds, evictions, pipelined tasks, PodGroup phases and reasons, cycle by cycle."""
+
+    def __init__(self) -> None:
+        self.cycles: list[CycleDecisions] = []
+        self.current: CycleDecisions | None = None
+
+    @hookimpl
+    def fumarole_session_opened(self, session: Session) -> None:
+        self.current = CycleDecisions(session.cycle)
+        self.cycles.append(self.current)
+
+    @hookimpl
+    def fumarole_bind(self, session: Session, task: TaskInfo, node: str, action: str) -> None:
+        assert self.current is not None
+        original = task.pod.metadata.annotations if task.pod is not None else {}
+        written = {k: v for k, v in task.pod_annotations.items() if original.get(k) != v}
+        self.current.binds.append(Bind(task.key, node, action, written))
+
+    @hookimpl
+    def fumarole_evict(self, session: Session, task: TaskInfo, node: str, action: str, reason: str) -> None:
+        assert self.current is not None
+        self.current.evictions.append(Eviction(task.key, node, action, reason))
+
+    @hookimpl
+    def fumarole_podgroup_phase(self, session: Session, job: JobInfo, old: str, new: str) -> None:
+        assert self.current is not None
+        self.current.podgroups.append(PodGroupPhase(job.uid, new, old))
+
+    @hookimpl
+    def fumarole_session_closed(self, session: Session) -> None:
+        assert self.current is not None
+        for job in session.jobs.values():
+            for task in job.tasks_with(TaskStatus.PIPELINED).values():
+                self.current.pipelined.append(Placement(task.key, task.node_name))
+            for task in job.tasks_with(TaskStatus.PENDING).values():
+                self.current.pending.append(PendingTask(task.key, job.uid, pending_reason(job, task)))
+        self.current.pipelined.sort(key=lambda p: p.pod)
+        self.current.pending.sort(key=lambda p: p.pod)
+        self.current.podgroups.sort(key=lambda p: p.podgroup)

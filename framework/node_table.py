@@ -1,0 +1,130 @@
+"""The columnar node state of a session: one row per node, one column per resource.
+
+The hot path of scheduling asks the same questions of every node for every task ("does the request
+fit this node's idle / future-idle resources?", "how full would it be?"). ``NodeTable`` keeps the
+numbers every task looks at in numpy arrays so each question is a few vector operations:
+
+* ``allocatable``, ``idle``, ``used``, ``releasing``, ``pipelined``: float64 arrays of shape
+  (nodes, resources), in the units of ``Resource`` (milli-CPU, bytes, milli-units, whole pods);
+* ``pod_count``: tasks on each node.
+
+``NodeInfo`` objects stay the source of truth: each keeps a link to its row and marks it stale when
+a task is added or removed; every read refreshes stale rows first. ``fits`` implements
+``Resource.less_equal(avail, ZERO)`` row-wise: cpu and memory are always compared, and every scalar
+the request names (absent columns count as 0), with the 0.1 tolerance.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import numpy as np
+
+from .api.node_info import NodeInfo
+from .api.resource import CPU, MEMORY, MIN_RESOURCE, Resource
+
+Which = Literal["idle", "future_idle", "allocatable", "used", "releasing", "pipelined"]
+
+
+class NodeTable:
+    """Columnar view of a session's nodes (in the session's node-list order)."""
+
+    def __init__(self, nodes: Sequence[NodeInfo], extra_resources: Iterable[str] = ()) -> None:
+        self.nodes = list(nodes)
+        self.names = [node.name for node in self.nodes]
+        self.index = {name: row for row, name in enumerate(self.names)}
+        scalars: set[str] = set(extra_resources)
+        for node in self.nodes:
+            scalars.update(node.allocatable.scalars or ())
+        scalars.discard(CPU)
+        scalars.discard(MEMORY)
+        self.resources = [CPU, MEMORY, *sorted(scalars)]
+        self.column = {name: col for col, name in enumerate(self.resources)}
+        shape = (len(self.nodes), len(self.resources))
+        self.allocatable = np.zeros(shape)
+        self.idle = np.zeros(shape)
+        self.used = np.zeros(shape)
+        self.releasing = np.zeros(shape)
+        self.pipelined = np.zeros(shape)
+        self.pod_count = np.zeros(len(self.nodes), dtype=np.int64)
+        self.all_rows = np.arange(len(self.nodes), dtype=np.int64)
+        self._stale: set[int] = set()
+        for row, node in enumerate(self.nodes):
+            node.attach(self, row)
+            self._write(row)
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    # ------------------------------------------------------------------ staleness
+    def mark_stale(self, row: int) -> None:
+        self._stale.add(row)
+
+    def refresh(self) -> None:
+        if self._stale:
+            for row in self._stale:
+                self._write(row)
+            self._stale.clear()
+
+    def _fill(self, target: np.ndarray, row: int, resource: Resource) -> None:
+        values = target[row]
+        values[:] = 0.0
+        values[0] = resource.milli_cpu
+        values[1] = resource.memory
+        column = self.column
+        for name, amount in (resource.scalars or {}).items():
+            col = column.get(name)
+            if col is not None:
+                values[col] = amount
+
+    def _write(self, row: int) -> None:
+        node = self.nodes[row]
+        self._fill(self.allocatable, row, node.allocatable)
+        self._fill(self.idle, row, node.idle)
+        self._fill(self.used, row, node.used)
+        self._fill(self.releasing, row, node.releasing)
+        self._fill(self.pipelined, row, node.pipelined)
+        self.pod_count[row] = len(node.tasks)
+
+    # ------------------------------------------------------------------ reads
+    def matrix(self, which: Which) -> np.ndarray:
+        """The (fresh) array for ``which``; ``future_idle`` is computed: idle + releasing - pipelined."""
+        self.refresh()
+        if which == "future_idle":
+            return self.idle + self.releasing - self.pipelined
+        return getattr(self, which)  # type: ignore[no-any-return]
+
+    def request_columns(self, request: Resource) -> tuple[np.ndarray, np.ndarray, list[str]]:
+        """Columns and amounts the request names (cpu, memory, its scalars), plus names no column holds."""
+        cols = [0, 1]
+        values = [request.milli_cpu, request.memory]
+        missing = []
+        for name, amount in (request.scalars or {}).items():
+            col = self.column.get(name)
+            if col is None:
+                if amount >= MIN_RESOURCE:
+                    missing.append(name)
+                continue
+            cols.append(col)
+            values.append(amount)
+        return np.asarray(cols, dtype=np.int64), np.asarray(values), missing
+
+    def fits(self, request: Resource, which: Which = "idle", rows: np.ndarray | None = None) -> np.ndarray:
+        """Boolean mask over ``rows`` (all rows by default): ``request.less_equal(<which>, ZERO)``."""
+        cols, values, missing = self.request_columns(request)
+        selected = self.all_rows if rows is None else rows
+        if missing:
+            return np.zeros(len(selected), dtype=bool)
+        available = self.matrix(which)[np.ix_(selected, cols)]
+        return np.all(values - available < MIN_RESOURCE, axis=1)
+
+    def insufficient(self, request: Resource, which: Which, row: int) -> list[str]:
+        """Names of the dimensions in which ``request`` does not fit ``row`` (for reasons)."""
+        cols, values, missing = self.request_columns(request)
+        available = self.matrix(which)[row, cols]
+        short = [self.resources[c] for c, v, a in zip(cols, values, available, strict=True) if v - a >= MIN_RESOURCE]
+        return short + missing
+
+    def rows_of(self, nodes: Iterable[NodeInfo]) -> np.ndarray:
+        return np.fromiter((self.index[node.name] for node in nodes), dtype=np.int64)

@@ -1,0 +1,185 @@
+"""Finding actions, plugins and policies by name: Python entry points, loaded with stevedore.
+
+Entry-point groups: ``fumarole.actions``, ``fumarole.plugins``, ``fumarole.policies``. The
+entry-point name is the name users write in the conf (Volcano's names: ``gang``,
+``network-topology-aware``). A plugin entry point is a builder ``builder(arguments) -> Plugin`` (a
+plugin class is one); an action entry point is a class or factory called once per scheduler.
+Built-in and third-party extensions are found the same way. ``register_plugin`` /
+``register_action`` add in-process extensions (tests, notebooks) that take precedence.
+
+``load`` imports exactly the names a conf uses, in conf order; an entry point that fails to
+import is an error naming the entry point and the cause, never a log line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from stevedore import NamedExtensionManager
+
+from .interface import Action, PluginBuilder
+
+ACTIONS_GROUP = "fumarole.actions"
+PLUGINS_GROUP = "fumarole.plugins"
+POLICIES_GROUP = "fumarole.policies"
+
+
+class RegistryError(LookupError):
+    """A name that cannot be resolved or an extension that cannot be loaded."""
+
+
+def _entry_point_names(group: str) -> set[str]:
+    return {ep.name for ep in metadata.entry_points(group=group)}
+
+
+def _load_named(group: str, names: list[str]) -> dict[str, Any]:
+    """Import the named entry points of a group, in order; any failure raises RegistryError."""
+    if not names:
+        return {}
+
+    def failed(_manager: Any, entry_point: Any, exc: BaseException) -> None:
+        raise RegistryError(
+            f"{group}: entry point {entry_point.name!r} ({entry_point.value}) failed to load: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
+
+    def missing(absent: Any) -> None:
+        raise RegistryError(f"{group}: no entry point named {', '.join(sorted(absent))}")
+
+    manager = NamedExtensionManager(
+        namespace=group,
+        names=names,
+        name_order=True,
+        invoke_on_load=False,
+        on_load_failure_callback=failed,
+        on_missing_entrypoints_callback=missing,
+        propagate_map_exceptions=True,
+    )
+    return {extension.name: extension.plugin for extension in manager.extensions}
+
+
+class Registry:
+    """Resolves conf names to plugin builders, action factories and NPU policies."""
+
+    def __init__(self, *, entry_points: bool = True) -> None:
+        self._use_entry_points = entry_points
+        self._plugins: dict[str, PluginBuilder] = {}
+        self._actions: dict[str, Callable[[], Action]] = {}
+        self._policies: dict[str, Any] = {}
+        self._aliases: list[tuple[re.Pattern[str], str]] = []
+        self._loaded: dict[tuple[str, str], Any] = {}
+
+    # ------------------------------------------------------------------ in-process registration
+    def register_plugin(self, name: str, builder: PluginBuilder) -> None:
+        self._plugins[name] = builder
+
+    def register_action(self, name: str, factory: Callable[[], Action]) -> None:
+        self._actions[name] = factory
+
+    def register_policy(self, name: str, policy: Any) -> None:
+        self._policies[name] = policy
+
+    def register_alias(self, pattern: str, target: str) -> None:
+        """Let plugin names matching ``pattern`` (a full-match regex) resolve to ``target``."""
+        self._aliases.append((re.compile(pattern), target))
+
+    # ------------------------------------------------------------------ names
+    def _canonical(self, name: str) -> str:
+        if name in self._plugins or (self._use_entry_points and name in _entry_point_names(PLUGINS_GROUP)):
+            return name
+        for pattern, target in self._aliases:
+            if pattern.fullmatch(name):
+                return target
+        return name
+
+    def plugin_names(self) -> set[str]:
+        names = set(self._plugins)
+        if self._use_entry_points:
+            names |= _entry_point_names(PLUGINS_GROUP)
+        return names
+
+    def action_names(self) -> set[str]:
+        names = set(self._actions)
+        if self._use_entry_points:
+            names |= _entry_point_names(ACTIONS_GROUP)
+        return names
+
+    def policy_names(self) -> set[str]:
+        names = set(self._policies)
+        if self._use_entry_points:
+            names |= _entry_point_names(POLICIES_GROUP)
+        return names
+
+    def has_plugin(self, name: str) -> bool:
+        return self._canonical(name) in self.plugin_names()
+
+    def has_action(self, name: str) -> bool:
+        return name in self.action_names()
+
+    # ------------------------------------------------------------------ loading
+    def _get(self, group: str, name: str, explicit: dict[str, Any]) -> Any:
+        if name in explicit:
+            return explicit[name]
+        key = (group, name)
+        if key not in self._loaded:
+            if not self._use_entry_points:
+                raise RegistryError(f"{group}: no extension named {name!r}")
+            self._loaded[key] = _load_named(group, [name])[name]
+        return self._loaded[key]
+
+    def plugin_builder(self, name: str) -> PluginBuilder:
+        """The builder of a plugin (aliases resolved); RegistryError when unknown or broken."""
+        canonical = self._canonical(name)
+        if canonical not in self.plugin_names():
+            raise RegistryError(f"unknown plugin {name!r} (known: {', '.join(sorted(self.plugin_names()))})")
+        builder: PluginBuilder = self._get(PLUGINS_GROUP, canonical, self._plugins)
+        return builder
+
+    def action_factory(self, name: str) -> Callable[[], Action]:
+        if not self.has_action(name):
+            raise RegistryError(f"unknown action {name!r} (known: {', '.join(sorted(self.action_names()))})")
+        factory: Callable[[], Action] = self._get(ACTIONS_GROUP, name, self._actions)
+        return factory
+
+    def policy(self, name: str) -> Any:
+        if name not in self.policy_names():
+            raise RegistryError(f"unknown policy {name!r}")
+        return self._get(POLICIES_GROUP, name, self._policies)
+
+    def load(self, plugin_names: list[str], action_names: list[str]) -> None:
+        """Import the given entry points in conf order, so that a broken one fails before any cycle."""
+        if self._use_entry_points:
+            wanted = [self._canonical(n) for n in plugin_names if self._canonical(n) not in self._plugins]
+            wanted = [n for n in dict.fromkeys(wanted) if (PLUGINS_GROUP, n) not in self._loaded]
+            for name, builder in _load_named(PLUGINS_GROUP, wanted).items():
+                self._loaded[(PLUGINS_GROUP, name)] = builder
+            actions = [n for n in dict.fromkeys(action_names) if n not in self._actions]
+            actions = [n for n in actions if (ACTIONS_GROUP, n) not in self._loaded]
+            for name, factory in _load_named(ACTIONS_GROUP, actions).items():
+                self._loaded[(ACTIONS_GROUP, name)] = factory
+        for name in plugin_names:
+            self.plugin_builder(name)
+        for name in action_names:
+            self.action_factory(name)
+
+    # ------------------------------------------------------------------ argument checking
+    @staticmethod
+    def _check(target: Any, arguments: dict[str, Any]) -> ValidationError | None:
+        model: type[BaseModel] | None = getattr(target, "arguments_model", None)
+        if model is None:
+            return None
+        try:
+            model.model_validate(arguments)
+        except ValidationError as exc:
+            return exc
+        return None
+
+    def check_plugin_arguments(self, name: str, arguments: dict[str, Any]) -> ValidationError | None:
+        return self._check(self.plugin_builder(name), arguments)
+
+    def check_action_arguments(self, name: str, arguments: dict[str, Any]) -> ValidationError | None:
+        return self._check(self.action_factory(name), arguments)

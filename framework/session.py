@@ -1,0 +1,514 @@
+"""Session: one scheduling cycle's view of the cluster and its plugins' functions.
+
+Mirrors ``pkg/scheduler/framework/session.go`` and ``framework.go``. ``Session.open`` takes a
+snapshot of the cache (deep copies of jobs, nodes, queues and hypernodes), adds the virtual
+cluster-top hypernode, adjusts network-topology specs (tier names to numbers, soft to hard),
+recovers each job's allocated hypernode from its running tasks, builds the columnar ``NodeTable``,
+then builds every plugin of every tier (``builder(arguments)``) and calls its ``on_session_open``.
+Actions then decide through statements; ``Session.close`` calls ``on_session_close`` and lets
+the job updater write PodGroup phases back to the cache.
+
+Deliberate difference from Volcano: undoing an eviction restores the task's previous status
+(Volcano always writes Running), so a discarded statement leaves the session exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+import numpy as np
+from loguru import logger
+
+from .api.fit_errors import Code, FitError, FitErrors
+from .api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo, HyperNodeInfoMap
+from .api.job_info import JobInfo
+from .api.network_topology import HARD, SOFT, NetworkTopologySpec
+from .api.node_info import NodeInfo
+from .api.queue_info import QueueInfo
+from .api.resource import Resource
+from .api.task_info import TaskInfo
+from .api.task_status import TaskStatus, allocated_status
+from .conf import Configuration, SchedulerConf, Tier
+from .interface import Arguments, Plugin, PluginBuilder
+from .job_updater import update_all_jobs
+from .node_table import NodeTable
+from .session_plugins import ExtensionPoints
+from .statement import Statement
+from .util.priority_queue import PriorityQueue
+
+if TYPE_CHECKING:
+    from .api.hypernode_info import HyperNodeTopology
+
+T = TypeVar("T")
+
+
+@dataclass
+class ClusterSnapshot:
+    """What a session starts from (``api.ClusterInfo``): deep copies owned by the session."""
+
+    jobs: dict[str, JobInfo]
+    nodes: list[NodeInfo]
+    queues: dict[str, QueueInfo]
+    topology: HyperNodeTopology
+    hyper_nodes_ready: bool = True
+    priority_classes: dict[str, int] = field(default_factory=dict)
+
+
+class SessionCache(Protocol):
+    """What a session needs from the cache: a snapshot, and somewhere to send its decisions."""
+
+    def snapshot(self) -> ClusterSnapshot: ...
+
+    def bind(self, ssn: Session, task: TaskInfo, node_name: str) -> None: ...
+
+    def evict(self, ssn: Session, task: TaskInfo, reason: str) -> None: ...
+
+    def update_job_status(self, ssn: Session, job: JobInfo) -> None: ...
+
+
+class Session(ExtensionPoints):
+    """The state and the extension points of one scheduling cycle."""
+
+    def __init__(
+        self,
+        cache: SessionCache,
+        conf: SchedulerConf,
+        *,
+        cycle: int = 1,
+        seed: int = 0,
+        now: float = 0.0,
+        persistent: dict[str, Any] | None = None,
+        hooks: Any = None,
+    ) -> None:
+        self._init_extension_points()
+        self.uid = f"session-{cycle}"
+        self.cycle = cycle
+        self.cache = cache
+        self.conf = conf
+        self.tiers: list[Tier] = list(conf.tiers)
+        self.configurations: list[Configuration] = list(conf.configurations)
+        self.now = now
+        self.rng = np.random.default_rng([seed, cycle])
+        self.hooks = hooks
+        self._persistent = persistent if persistent is not None else {}
+        self.plugins: dict[str, Plugin] = {}
+        self.current_action = ""
+        self.jobs: dict[str, JobInfo] = {}
+        self.nodes: dict[str, NodeInfo] = {}
+        self.node_list: list[NodeInfo] = []
+        self.queues: dict[str, QueueInfo] = {}
+        self.priority_classes: dict[str, int] = {}
+        self.total_resource = Resource()
+        self.hyper_nodes = HyperNodeInfoMap()
+        self.hyper_nodes_set_by_tier: dict[int, set[str]] = {}
+        self.hyper_node_tier_name_map: dict[str, int] = {}
+        self.hyper_nodes_tiers: list[int] = []
+        self.real_nodes_list: dict[str, list[NodeInfo]] = {}
+        self.real_nodes_set: dict[str, set[str]] = {}
+        self.hyper_nodes_ready_to_schedule = True
+        self.pod_group_old_phase: dict[str, str] = {}
+        self.dirty_jobs: set[str] = set()
+        self.cycle_states: dict[str, dict[str, Any]] = {}
+        self.node_table = NodeTable([])
+
+    # ------------------------------------------------------------------ open / close
+    @classmethod
+    def open(
+        cls,
+        cache: SessionCache,
+        conf: SchedulerConf,
+        builders: Callable[[str], PluginBuilder],
+        **kwargs: Any,
+    ) -> Session:
+        """``OpenSession``: snapshot, topology, then every plugin's ``on_session_open`` in conf order."""
+        ssn = cls(cache, conf, **kwargs)
+        ssn._load_snapshot(cache.snapshot())
+        for tier in ssn.tiers:
+            for option in tier.plugins:
+                builder = builders(option.name)
+                plugin = builder(Arguments(option.arguments))
+                ssn.plugins[plugin.name] = plugin
+                plugin.on_session_open(ssn)
+        ssn._init_cycle_states()
+        if ssn.hooks is not None:
+            ssn.hooks.fumarole_session_opened(session=ssn)
+        logger.debug("opened {} with {} jobs, {} nodes, {} queues", ssn.uid, len(ssn.jobs), len(ssn.nodes), len(ssn.queues))
+        return ssn
+
+    def close(self) -> None:
+        """``CloseSession``: plugins' ``on_session_close`` (conf order), then the job updater."""
+        for plugin in self.plugins.values():
+            plugin.on_session_close(self)
+        update_all_jobs(self)
+        self._update_queue_status()
+        if self.hooks is not None:
+            self.hooks.fumarole_session_closed(session=self)
+        logger.debug("closed {}", self.uid)
+
+    def _load_snapshot(self, snapshot: ClusterSnapshot) -> None:
+        self.jobs = snapshot.jobs
+        for job in self.jobs.values():
+            self.pod_group_old_phase[job.uid] = job.phase
+        self.node_list = [node for node in snapshot.nodes if node.ready]
+        self.nodes = {node.name: node for node in self.node_list}
+        self.queues = snapshot.queues
+        self.priority_classes = dict(snapshot.priority_classes)
+        topology = snapshot.topology
+        self.hyper_nodes = topology.infos
+        self.hyper_nodes_set_by_tier = topology.by_tier
+        self.hyper_node_tier_name_map = topology.tier_names()
+        self.real_nodes_set = {
+            name: {node for node in members if node in self.nodes} for name, members in topology.real_nodes.items()
+        }
+        self.real_nodes_list = {
+            name: [node for node in self.node_list if node.name in members] for name, members in self.real_nodes_set.items()
+        }
+        self.hyper_nodes_ready_to_schedule = snapshot.hyper_nodes_ready
+        self._add_cluster_top_hyper_node()
+        self.hyper_nodes_tiers = sorted(self.hyper_nodes_set_by_tier)
+        self._adjust_network_topology_specs()
+        if self.hyper_nodes_ready_to_schedule:
+            for job in self.jobs.values():
+                self._remove_invalid_allocated_hyper_node(job)
+                self._recover_allocated_hyper_node(job)
+        for node in self.node_list:
+            self.total_resource.add(node.allocatable)
+        extra: set[str] = set()
+        for job in self.jobs.values():
+            for task in job.tasks_with(TaskStatus.PENDING).values():
+                extra.update(task.resreq.scalars or ())
+        self.node_table = NodeTable(self.node_list, extra)
+
+    def _init_cycle_states(self) -> None:
+        for job in self.jobs.values():
+            result = self.job_valid(job)
+            if result is not None and not result.passed:
+                continue
+            for task in job.tasks_with(TaskStatus.PENDING).values():
+                if not task.sch_gated:
+                    self.cycle_states[task.uid] = {}
+
+    def get_cycle_state(self, task_uid: str) -> dict[str, Any]:
+        """Per-task scratch space shared by extension points in this session (``GetCycleState``)."""
+        return self.cycle_states.setdefault(task_uid, {})
+
+    def persistent(self, key: str, factory: Callable[[], T]) -> T:
+        """An object owned by the scheduler that outlives this session (e.g. an affinity cache)."""
+        if key not in self._persistent:
+            self._persistent[key] = factory()
+        value: T = self._persistent[key]
+        return value
+
+    # ------------------------------------------------------------------ hypernodes
+    def _add_cluster_top_hyper_node(self) -> None:
+        top_tier = max(self.hyper_nodes_set_by_tier, default=0) + 1
+        top = HyperNodeInfo(CLUSTER_TOP_HYPERNODE, top_tier)
+        for info in self.hyper_nodes.values():
+            if not info.parent:
+                info.parent = CLUSTER_TOP_HYPERNODE
+                top.children.add(info.name)
+        self.hyper_nodes[CLUSTER_TOP_HYPERNODE] = top
+        self.hyper_nodes_set_by_tier[top_tier] = {CLUSTER_TOP_HYPERNODE}
+        self.real_nodes_list[CLUSTER_TOP_HYPERNODE] = list(self.node_list)
+        self.real_nodes_set[CLUSTER_TOP_HYPERNODE] = {node.name for node in self.node_list}
+
+    @property
+    def cluster_top_hyper_node(self) -> HyperNodeInfo:
+        return self.hyper_nodes[CLUSTER_TOP_HYPERNODE]
+
+    def _translate_tier_name(self, spec: NetworkTopologySpec | None, owner: str) -> None:
+        if spec is None or spec.highest_tier_allowed is not None or not spec.highest_tier_name:
+            return
+        tier = self.hyper_node_tier_name_map.get(spec.highest_tier_name)
+        if tier is None:
+            logger.warning("{}: unknown hypernode tier name {!r}", owner, spec.highest_tier_name)
+            return
+        spec.highest_tier_allowed = tier
+        spec.highest_tier_name = ""
+
+    def _adjust_network_topology_specs(self) -> None:
+        """``adjustNetworkTopologySpec``: tier names to numbers; soft becomes hard at the top tier."""
+        max_tier = self.cluster_top_hyper_node.tier
+        for job in self.jobs.values():
+            if not job.contains_network_topology():
+                continue
+            self._translate_tier_name(job.network_topology, job.uid)
+            for sub in job.sub_jobs.values():
+                self._translate_tier_name(sub.network_topology, sub.uid)
+        for job in self.jobs.values():
+            if not job.contains_network_topology() or job.pod_group is None:
+                continue
+            spec = job.network_topology
+            if spec is not None and spec.mode == SOFT:
+                spec.mode = HARD
+                spec.highest_tier_allowed = max_tier
+                spec.highest_tier_name = ""
+            sub_max = max_tier
+            if spec is not None and spec.highest_tier_allowed is not None:
+                sub_max = spec.highest_tier_allowed
+            for sub in job.sub_jobs.values():
+                sub.convert_to_hard_topology(sub_max)
+
+    def _remove_invalid_allocated_hyper_node(self, job: JobInfo) -> None:
+        if job.allocated_hyper_node and (
+            job.allocated_hyper_node not in self.hyper_nodes or job.allocated_task_num() == 0
+        ):
+            job.allocated_hyper_node = ""
+            self.dirty_jobs.add(job.uid)
+        for sub in job.sub_jobs.values():
+            if sub.allocated_hyper_node and (
+                sub.allocated_hyper_node not in self.hyper_nodes or sub.allocated_task_num() == 0
+            ):
+                sub.allocated_hyper_node = ""
+                self.dirty_jobs.add(job.uid)
+
+    def _recover_allocated_hyper_node(self, job: JobInfo) -> None:
+        """``recoverAllocatedHyperNode``: the lowest-tier hypernode holding each sub-job's allocated
+        tasks; the job's is the LCA of its sub-jobs'."""
+        if not job.contains_network_topology():
+            return
+        updated = False
+        for sub in job.sub_jobs.values():
+            if not sub.with_network_topology() or sub.allocated_hyper_node:
+                continue
+            candidates: set[str] | None = None
+            for status, tasks in sub.task_status_index.items():
+                if not allocated_status(status):
+                    continue
+                for task in tasks.values():
+                    if not task.node_name:
+                        continue
+                    search = set(self.hyper_nodes) if candidates is None else candidates
+                    candidates = {hn for hn in search if task.node_name in self.real_nodes_set.get(hn, ())}
+                    if not candidates:
+                        break
+                if candidates is not None and not candidates:
+                    break
+            lowest = ""
+            if candidates:
+                lowest = min(candidates, key=lambda name: (self.hyper_nodes[name].tier, name))
+            if sub.allocated_hyper_node != lowest:
+                sub.allocated_hyper_node = lowest
+                updated = True
+                self.dirty_jobs.add(job.uid)
+        if not job.allocated_hyper_node or updated:
+            lca = ""
+            for sub in job.sub_jobs.values():
+                if not sub.allocated_hyper_node:
+                    continue
+                lca = self.hyper_nodes.get_lca(lca, sub.allocated_hyper_node)
+                if not lca:
+                    break
+            if job.allocated_hyper_node != lca:
+                job.allocated_hyper_node = lca
+                self.dirty_jobs.add(job.uid)
+
+    # ------------------------------------------------------------------ predicates over many nodes
+    def predicate_nodes(
+        self, task: TaskInfo, rows: np.ndarray, *, stop_after: int | None = None
+    ) -> tuple[np.ndarray, dict[int, FitError]]:
+        """Run the predicates, in tier order, on the given rows of the node table.
+
+        Returns the rows that pass (in the given order) and a FitError for each failed row: the
+        first plugin that failed a row gives its status, as ``PredicateFn`` would node by node.
+        Batch plugins see all surviving rows at once; scalar plugins are called node by node.
+        """
+        alive = np.asarray(rows, dtype=np.int64)
+        errors: dict[int, FitError] = {}
+        nodes = self.node_table.nodes
+        for tier in self._predicate_tiers():
+            for kind, fn in tier:
+                if not len(alive):
+                    return alive, errors
+                if kind == "batch":
+                    fit = fn(task, alive)
+                    passed = np.asarray(fit.passed, dtype=bool)
+                    for position in np.flatnonzero(~passed):
+                        row = int(alive[position])
+                        code, reason = fit.reason_for(int(position))
+                        errors[row] = FitError.of(task, nodes[row], code, reason)
+                    alive = alive[passed]
+                else:
+                    keep = np.ones(len(alive), dtype=bool)
+                    for position, row in enumerate(alive):
+                        node = nodes[int(row)]
+                        try:
+                            error = fn(task, node)
+                        except Exception as exc:  # a predicate may raise its FitError
+                            error = exc
+                        if error is not None:
+                            keep[position] = False
+                            errors[int(row)] = (
+                                error
+                                if isinstance(error, FitError)
+                                else FitError.of(task, node, Code.ERROR, str(error))
+                            )
+                    alive = alive[keep]
+        return alive, errors
+
+    def predicate_for_allocate_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
+        """Fails on Unschedulable, UnschedulableAndUnresolvable, Error, Skip or Wait."""
+        error = self.predicate_fn(task, node)
+        if error is None:
+            return None
+        if not isinstance(error, FitError):
+            return FitError.of(task, node, Code.ERROR, str(error))
+        if error.contains_unschedulable() or error.contains_unresolvable() or error.contains_error_skip_or_wait():
+            return error
+        return None
+
+    def predicate_for_preempt_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
+        """Fails only on UnschedulableAndUnresolvable, Error, Skip or Wait (plain Unschedulable may be
+        resolved by evicting)."""
+        error = self.predicate_fn(task, node)
+        if error is None:
+            return None
+        if not isinstance(error, FitError):
+            return FitError.of(task, node, Code.ERROR, str(error))
+        if error.contains_unresolvable() or error.contains_error_skip_or_wait():
+            return error
+        return None
+
+    def filter_out_unschedulable_and_unresolvable_nodes_for_task(self, task: TaskInfo) -> list[NodeInfo]:
+        """Drop nodes the allocate action found unresolvable for this task."""
+        job = self.jobs.get(task.job)
+        if job is None:
+            return self.node_list
+        fit = job.nodes_fit_errors.get(task.uid)
+        if fit is None:
+            return self.node_list
+        skip = fit.unresolvable_nodes()
+        if not skip:
+            return self.node_list
+        return [node for node in self.node_list if node.name not in skip]
+
+    # ------------------------------------------------------------------ statements and session-level ops
+    def statement(self) -> Statement:
+        return Statement(self)
+
+    def pipeline(self, task: TaskInfo, hostname: str) -> None:
+        """``Session.Pipeline``: Pipelined on ``hostname`` without a statement."""
+        job = self.jobs.get(task.job)
+        if job is None:
+            raise KeyError(f"failed to find job {task.job} when pipeline")
+        job.update_task_status(task, TaskStatus.PIPELINED)
+        task.node_name = hostname
+        node = self.nodes.get(hostname)
+        if node is None:
+            raise KeyError(f"failed to find node {hostname}")
+        node.add_task(task)
+        self._fire_allocate(task)
+
+    def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
+        """``Session.Allocate``: Allocated at once; when the job becomes ready, dispatch its allocated tasks."""
+        job = self.jobs.get(task.job)
+        if job is None:
+            raise KeyError(f"failed to find job {task.job}")
+        job.update_task_status(task, TaskStatus.ALLOCATED)
+        task.node_name = node.name
+        target = self.nodes.get(node.name)
+        if target is None:
+            raise KeyError(f"failed to find node {node.name}")
+        target.add_task(task)
+        self._fire_allocate(task)
+        if self.job_ready(job):
+            for allocated in list(job.tasks_with(TaskStatus.ALLOCATED).values()):
+                self.dispatch(allocated)
+
+    def dispatch(self, task: TaskInfo) -> None:
+        """Send a bind to the cache and mark the task Binding."""
+        self.cache.bind(self, task, task.node_name)
+        job = self.jobs.get(task.job)
+        if job is None:
+            raise KeyError(f"failed to find job {task.job}")
+        job.update_task_status(task, TaskStatus.BINDING)
+
+    def evict(self, task: TaskInfo, reason: str) -> None:
+        """``Session.Evict``: evict at once (no statement): cache first, then Releasing."""
+        self.cache.evict(self, task, reason)
+        job = self.jobs.get(task.job)
+        if job is None:
+            raise KeyError(f"failed to find job {task.job}")
+        job.update_task_status(task, TaskStatus.RELEASING)
+        node = self.nodes.get(task.node_name)
+        if node is not None:
+            node.update_task(task)
+        self._fire_deallocate(task)
+
+    # ------------------------------------------------------------------ helpers for actions and plugins
+    def build_victims_priority_queue(self, victims: Iterable[TaskInfo], preemptor: TaskInfo) -> PriorityQueue[TaskInfo]:
+        """Victims in eviction order (``BuildVictimsPriorityQueue``): the task to evict first pops first."""
+        jobs = self.jobs
+
+        def job_then_task(left_job: JobInfo, right_job: JobInfo, left: TaskInfo, right: TaskInfo) -> bool:
+            result = self.job_order_compare_fn(left_job, right_job)
+            if result != 0:
+                return result > 0
+            return not self.task_order_fn(left, right)
+
+        def less(left: TaskInfo, right: TaskInfo) -> bool:
+            if left.job == right.job:
+                return not self.task_order_fn(left, right)
+            left_job = jobs.get(left.job)
+            right_job = jobs.get(right.job)
+            if left_job is None or right_job is None:
+                if left_job is None and right_job is None:
+                    return not self.task_order_fn(left, right)
+                return left_job is None
+            preemptor_job = jobs.get(preemptor.job)
+            if preemptor_job is None:
+                return job_then_task(left_job, right_job, left, right)
+            if left_job.queue != right_job.queue:
+                return self.victim_queue_order_fn(
+                    self.queues[left_job.queue], self.queues[right_job.queue], self.queues[preemptor_job.queue]
+                )
+            return job_then_task(left_job, right_job, left, right)
+
+        return PriorityQueue(less, victims)
+
+    def update_pod_group_condition(self, job: JobInfo, condition: Any) -> None:
+        """Replace the condition of the same type, or append it (``UpdatePodGroupCondition``)."""
+        target = self.jobs.get(job.uid)
+        if target is None:
+            raise KeyError(f"failed to find job <{job.namespace}/{job.name}>")
+        conditions = target.pod_group_state.conditions
+        for index, existing in enumerate(conditions):
+            if existing.type == condition.type:
+                conditions[index] = condition
+                return
+        conditions.append(condition)
+
+    def configuration(self, name: str) -> Arguments:
+        """Arguments of the first ``configurations`` entry with this name (``GetArgOfActionFromConf``)."""
+        for configuration in self.configurations:
+            if configuration.name == name:
+                return Arguments(configuration.arguments)
+        return Arguments()
+
+    def hierarchy_enabled(self, plugin_name: str) -> bool:
+        for tier in self.tiers:
+            for option in tier.plugins:
+                if option.name == plugin_name:
+                    return option.enabled_hierarchy is True
+        return False
+
+    def mark_job_dirty(self, job_uid: str) -> None:
+        self.dirty_jobs.add(job_uid)
+
+    def record_fit_errors(self, job: JobInfo, task: TaskInfo, errors: FitErrors) -> None:
+        job.nodes_fit_errors[task.uid] = errors
+
+    def _update_queue_status(self) -> None:
+        allocated: dict[str, Resource] = {name: Resource() for name in self.queues}
+        for job in self.jobs.values():
+            bucket = allocated.get(job.queue)
+            if bucket is None:
+                continue
+            for status, tasks in job.task_status_index.items():
+                if allocated_status(status):
+                    for task in tasks.values():
+                        bucket.add(task.resreq)
+        for name, queue in self.queues.items():
+            queue.allocated = allocated[name]

@@ -1,0 +1,261 @@
+"""Statement: a transaction of evict / pipeline / allocate decisions (``framework/statement.go``).
+
+Every operation changes the session at once; ``commit`` sends the external side effects (binds
+and evictions) to the cache, ``discard`` undoes the operations in reverse order.
+
+==============  =================  ================================================  ==========
+operation       task status        node accounting                                    handlers
+==============  =================  ================================================  ==========
+evict           Releasing          releasing += req (idle and used unchanged)          deallocate
+pipeline        Pipelined          pipelined += req                                    allocate
+unpipeline      Pending            pipelined -= req                                    deallocate
+allocate        Allocated          idle -= req, used += req                            allocate
+==============  =================  ================================================  ==========
+
+``discard`` fires, per undone operation: evict -> allocate handlers; pipeline and allocate ->
+deallocate handlers. ``commit`` runs the operations in order: evict -> cache eviction; pipeline ->
+nothing; allocate -> cache bind and status Binding. A failed pipeline or allocate (a handler set
+``Event.err``, or the node refused the task) is rolled back at once and raised.
+
+Undo restores the task's exact previous transaction context (status, node, eviction flag,
+allocated hypernode); Volcano writes Running after an undone eviction whatever the previous
+status was — the one place where fumarole deliberately differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from loguru import logger
+
+from .api.task_info import TaskInfo, TransactionContext
+from .api.task_status import TaskStatus
+
+if TYPE_CHECKING:
+    from .api.node_info import NodeInfo
+    from .session import Session
+
+
+class OperationKind(IntEnum):
+    EVICT = 0
+    PIPELINE = 1
+    ALLOCATE = 2
+
+
+@dataclass
+class Operation:
+    kind: OperationKind
+    task: TaskInfo
+    reason: str = ""
+    before: TransactionContext | None = None
+
+
+class StatementError(RuntimeError):
+    """A pipeline or allocate that could not be applied (and was rolled back)."""
+
+
+class Statement:
+    def __init__(self, ssn: Session) -> None:
+        self.ssn = ssn
+        self.operations: list[Operation] = []
+
+    def has_evictions(self) -> bool:
+        return any(op.kind == OperationKind.EVICT for op in self.operations)
+
+    # ------------------------------------------------------------------ evict
+    def evict(self, reclaimee: TaskInfo, reason: str) -> None:
+        """Mark the task Releasing; its node's releasing grows (``Statement.Evict``)."""
+        before = reclaimee.transaction_context()
+        ssn = self.ssn
+        job = ssn.jobs.get(reclaimee.job)
+        if job is not None:
+            job.update_task_status(reclaimee, TaskStatus.RELEASING)
+        else:
+            logger.error("failed to find job {} in {} when evicting", reclaimee.job, ssn.uid)
+        node = ssn.nodes.get(reclaimee.node_name)
+        if node is not None:
+            node.update_task(reclaimee)
+        ssn._fire_deallocate(reclaimee)
+        self.operations.append(Operation(OperationKind.EVICT, reclaimee, reason, before))
+
+    def _unevict(self, reclaimee: TaskInfo, before: TransactionContext | None) -> None:
+        ssn = self.ssn
+        status = before.status if before is not None else TaskStatus.RUNNING
+        job = ssn.jobs.get(reclaimee.job)
+        if job is not None:
+            job.update_task_status(reclaimee, status)
+        node = ssn.nodes.get(reclaimee.node_name)
+        if node is not None:
+            node.update_task(reclaimee)
+        ssn._fire_allocate(reclaimee)
+
+    # ------------------------------------------------------------------ pipeline
+    def pipeline(self, task: TaskInfo, hostname: str, eviction_occurred: bool = False) -> None:
+        """Reserve future-idle resources of ``hostname`` for the task (``Statement.Pipeline``)."""
+        before = task.transaction_context()
+        ssn = self.ssn
+        problems: list[str] = []
+        job = ssn.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.PIPELINED)
+        else:
+            problems.append(f"failed to find job {task.job}")
+        task.node_name = hostname
+        task.eviction_occurred = eviction_occurred
+        node = ssn.nodes.get(hostname)
+        added = False
+        if node is not None:
+            try:
+                node.add_task(task)
+                added = True
+            except RuntimeError as exc:
+                problems.append(str(exc))
+        else:
+            problems.append(f"failed to find node {hostname}")
+        problems.extend(str(err) for err in ssn._fire_allocate(task))
+        if problems:
+            self._unpipeline(task, before, remove=added)
+            raise StatementError(
+                f"task {task.namespace}/{task.name} pipeline to node {hostname} failed ({'; '.join(problems)}); "
+                "rolled back"
+            )
+        self.operations.append(Operation(OperationKind.PIPELINE, task, "", before))
+
+    def unpipeline(self, task: TaskInfo) -> None:
+        """Release a pipelined reservation outside of discard (``Statement.UnPipeline``)."""
+        self._unpipeline(task, None)
+
+    def _unpipeline(self, task: TaskInfo, before: TransactionContext | None, remove: bool = True) -> None:
+        ssn = self.ssn
+        job = ssn.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, before.status if before is not None else TaskStatus.PENDING)
+        node = ssn.nodes.get(task.node_name)
+        if node is not None and remove:
+            node.remove_task(task)
+        ssn._fire_deallocate(task)
+        self._restore(task, before)
+
+    # ------------------------------------------------------------------ allocate
+    def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
+        """Take idle resources of ``node`` for the task (``Statement.Allocate``)."""
+        before = task.transaction_context()
+        ssn = self.ssn
+        problems: list[str] = []
+        hostname = node.name
+        job = ssn.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, TaskStatus.ALLOCATED)
+        else:
+            problems.append(f"failed to find job {task.job}")
+        task.node_name = hostname
+        target = ssn.nodes.get(hostname)
+        added = False
+        if target is not None:
+            try:
+                target.add_task(task)
+                added = True
+            except RuntimeError as exc:
+                problems.append(str(exc))
+        else:
+            problems.append(f"failed to find node {hostname}")
+        problems.extend(str(err) for err in ssn._fire_allocate(task))
+        if problems:
+            self._unallocate(task, before, remove=added)
+            raise StatementError(
+                f"task {task.namespace}/{task.name} allocate to node {hostname} failed ({'; '.join(problems)}); "
+                "rolled back"
+            )
+        self.operations.append(Operation(OperationKind.ALLOCATE, task, "", before))
+
+    def _unallocate(self, task: TaskInfo, before: TransactionContext | None, remove: bool = True) -> None:
+        ssn = self.ssn
+        job = ssn.jobs.get(task.job)
+        if job is not None:
+            job.update_task_status(task, before.status if before is not None else TaskStatus.PENDING)
+        node = ssn.nodes.get(task.node_name)
+        if node is not None and remove:
+            node.remove_task(task)
+        ssn._fire_deallocate(task)
+        self._restore(task, before)
+
+    @staticmethod
+    def _restore(task: TaskInfo, before: TransactionContext | None) -> None:
+        if before is None:
+            task.node_name = ""
+            task.job_allocated_hyper_node = ""
+            return
+        task.node_name = before.node_name
+        task.eviction_occurred = before.eviction_occurred
+        task.job_allocated_hyper_node = before.job_allocated_hyper_node
+
+    # ------------------------------------------------------------------ outcome
+    def discard(self) -> None:
+        """Undo every operation, last first (``Statement.Discard``)."""
+        for op in reversed(self.operations):
+            op.task.generate_last_tx_context()
+            if op.kind == OperationKind.EVICT:
+                self._unevict(op.task, op.before)
+            elif op.kind == OperationKind.PIPELINE:
+                self._unpipeline(op.task, op.before)
+            else:
+                self._unallocate(op.task, op.before)
+        self.operations = []
+
+    def commit(self) -> None:
+        """Send evictions and binds to the cache, in order (``Statement.Commit``)."""
+        ssn = self.ssn
+        for op in self.operations:
+            op.task.clear_last_tx_context()
+            if op.kind == OperationKind.EVICT:
+                try:
+                    ssn.cache.evict(ssn, op.task, op.reason)
+                except Exception as exc:
+                    logger.error("failed to evict task {}: {}", op.task.key, exc)
+                    self._unevict(op.task, op.before)
+            elif op.kind == OperationKind.ALLOCATE:
+                try:
+                    ssn.cache.bind(ssn, op.task, op.task.node_name)
+                except Exception as exc:
+                    logger.error("failed to bind task {}: {}", op.task.key, exc)
+                    self._unallocate(op.task, op.before)
+                    continue
+                job = ssn.jobs.get(op.task.job)
+                if job is not None:
+                    job.update_task_status(op.task, TaskStatus.BINDING)
+        self.operations = []
+
+    def merge(self, *others: Statement) -> None:
+        """Take over other statements' operations (already applied to the session)."""
+        for other in others:
+            self.operations.extend(other.operations)
+            other.operations = []
+
+    @staticmethod
+    def save_operations(*statements: Statement) -> Statement:
+        """A detached copy of the operations, with cloned tasks, to replay later (``SaveOperations``)."""
+        saved = Statement(statements[0].ssn) if statements else None
+        if saved is None:
+            raise ValueError("save_operations needs at least one statement")
+        for statement in statements:
+            for op in statement.operations:
+                twin = op.task.clone()
+                twin.eviction_occurred = op.task.eviction_occurred
+                saved.operations.append(Operation(op.kind, twin, op.reason, op.before))
+        return saved
+
+    def recover_operations(self, saved: Statement) -> None:
+        """Replay saved operations on the live session's tasks (``RecoverOperations``)."""
+        ssn = self.ssn
+        for op in saved.operations:
+            job = ssn.jobs.get(op.task.job)
+            live = job.tasks.get(op.task.uid) if job is not None else None
+            task = live if live is not None else op.task
+            if op.kind == OperationKind.EVICT:
+                self.evict(task, op.reason)
+            elif op.kind == OperationKind.PIPELINE:
+                self.pipeline(task, op.task.node_name, op.task.eviction_occurred)
+            else:
+                self.allocate(task, ssn.nodes[op.task.node_name])

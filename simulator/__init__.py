@@ -1,0 +1,1 @@
+"""Discrete-event simulation (SimPy) of a cluster driven by the real scheduler."""
