@@ -106,7 +106,22 @@ class CycleDecisions:
 
 
 def pending_reason(job: JobInfo, task: TaskInfo) -> str:
-    """Why a task is still pending: its nodes' fit errors, else the job's reason."""
+    """Why a task is still pending (``JobInfo.TaskSchedulingReason``).
+
+    A task placed in a statement that was then discarded says where it could go once the gang is
+    complete; otherwise its nodes' fit errors, else the job's reason.
+    """
+    last = task.last_transaction
+    if last is not None and last.status == TaskStatus.ALLOCATED:
+        return (
+            f"Pod {task.namespace}/{task.name} can possibly be assigned to {last.node_name}, "
+            "once minAvailable is satisfied"
+        )
+    if last is not None and last.status == TaskStatus.PIPELINED:
+        return (
+            f"Pod {task.namespace}/{task.name} can possibly be assigned to {last.node_name}, "
+            "once resource is released and minAvailable is satisfied"
+        )
     fit = job.nodes_fit_errors.get(task.uid)
     if fit is not None:
         return str(fit)

@@ -62,6 +62,7 @@ class Scheduler:
             now=time.time() if now is None else now,
             persistent=self.persistent,
             hooks=self.hooks.hook,
+            settings=self.settings,
         )
 
     def run_once(self, now: float | None = None) -> CycleDecisions:

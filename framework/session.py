@@ -27,7 +27,7 @@ from .api.job_info import JobInfo
 from .api.network_topology import HARD, SOFT, NetworkTopologySpec
 from .api.node_info import NodeInfo
 from .api.queue_info import QueueInfo
-from .api.resource import Resource
+from .api.resource import ZERO, Resource
 from .api.task_info import TaskInfo
 from .api.task_status import TaskStatus, allocated_status
 from .conf import Configuration, SchedulerConf, Tier
@@ -35,7 +35,8 @@ from .interface import Arguments, Plugin, PluginBuilder
 from .job_updater import update_all_jobs
 from .node_table import NodeTable
 from .session_plugins import ExtensionPoints
-from .statement import Statement
+from .settings import Settings
+from .statement import Statement, StatementError
 from .util.priority_queue import PriorityQueue
 
 if TYPE_CHECKING:
@@ -81,8 +82,10 @@ class Session(ExtensionPoints):
         now: float = 0.0,
         persistent: dict[str, Any] | None = None,
         hooks: Any = None,
+        settings: Settings | None = None,
     ) -> None:
         self._init_extension_points()
+        self.settings = settings or Settings()
         self.uid = f"session-{cycle}"
         self.cycle = cycle
         self.cache = cache
@@ -393,11 +396,13 @@ class Session(ExtensionPoints):
         job = self.jobs.get(task.job)
         if job is None:
             raise KeyError(f"failed to find job {task.job} when pipeline")
-        job.update_task_status(task, TaskStatus.PIPELINED)
-        task.node_name = hostname
         node = self.nodes.get(hostname)
         if node is None:
             raise KeyError(f"failed to find node {hostname}")
+        if not task.resreq.less_equal(node.future_idle(), ZERO):
+            raise StatementError(f"request <{task.resreq}> exceeds the future idle of node {hostname}")
+        job.update_task_status(task, TaskStatus.PIPELINED)
+        task.node_name = hostname
         node.add_task(task)
         self._fire_allocate(task)
 
@@ -406,11 +411,13 @@ class Session(ExtensionPoints):
         job = self.jobs.get(task.job)
         if job is None:
             raise KeyError(f"failed to find job {task.job}")
-        job.update_task_status(task, TaskStatus.ALLOCATED)
-        task.node_name = node.name
         target = self.nodes.get(node.name)
         if target is None:
             raise KeyError(f"failed to find node {node.name}")
+        if not task.resreq.less_equal(target.idle, ZERO):
+            raise StatementError(f"request <{task.resreq}> exceeds the idle <{target.idle}> of node {node.name}")
+        job.update_task_status(task, TaskStatus.ALLOCATED)
+        task.node_name = node.name
         target.add_task(task)
         self._fire_allocate(task)
         if self.job_ready(job):

@@ -7,6 +7,11 @@ FUMAROLE_SEED               seed of every random choice (ties between nodes)   0
 FUMAROLE_LOG_LEVEL          loguru level for the CLI (TRACE … CRITICAL)         WARNING
 FUMAROLE_CONF               scheduler conf used when ``--conf`` is not given   (none)
 FUMAROLE_SCHEDULER_NAMES    comma-separated schedulerNames this scheduler owns  volcano
+FUMAROLE_MIN_NODES_TO_FIND  Volcano's --minimum-feasible-nodes                  100
+FUMAROLE_MIN_PERCENTAGE_    Volcano's --minimum-percentage-nodes-to-find        5
+OF_NODES_TO_FIND
+FUMAROLE_PERCENTAGE_OF_     Volcano's --percentage-nodes-to-find (<= 0:         0
+NODES_TO_FIND               adaptive, 50 - nodes/125)
 ==========================  =================================================  ===========
 
 Pods whose ``spec.schedulerName`` is empty or one of the names are scheduled; other pods only
@@ -37,6 +42,18 @@ class Settings(BaseSettings):
     scheduler_names: Annotated[list[str], NoDecode, BeforeValidator(_split_names)] = Field(
         default_factory=lambda: ["volcano"]
     )
+    min_nodes_to_find: int = Field(100, ge=0)
+    min_percentage_of_nodes_to_find: int = Field(5, ge=0, le=100)
+    percentage_of_nodes_to_find: int = Field(0, le=100)
+
+    def num_feasible_nodes_to_find(self, num_all_nodes: int) -> int:
+        """How many feasible nodes a predicate pass looks for (``CalculateNumOfFeasibleNodesToFind``)."""
+        if num_all_nodes <= self.min_nodes_to_find or self.percentage_of_nodes_to_find >= 100:
+            return num_all_nodes
+        percentage = self.percentage_of_nodes_to_find
+        if percentage <= 0:
+            percentage = max(50 - num_all_nodes // 125, self.min_percentage_of_nodes_to_find)
+        return max(num_all_nodes * percentage // 100, self.min_nodes_to_find)
 
     def owns(self, scheduler_name: str) -> bool:
         """Whether a pod with this ``spec.schedulerName`` is ours to schedule."""

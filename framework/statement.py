@@ -17,6 +17,10 @@ deallocate handlers. ``commit`` runs the operations in order: evict -> cache evi
 nothing; allocate -> cache bind and status Binding. A failed pipeline or allocate (a handler set
 ``Event.err``, or the node refused the task) is rolled back at once and raised.
 
+The statement never over-commits a node: ``allocate`` refuses a request that does not fit the
+node's idle resources and ``pipeline`` one that does not fit its future-idle resources (Volcano
+relies on its actions to check first and would let idle go negative).
+
 Undo restores the task's exact previous transaction context (status, node, eviction flag,
 allocated hypernode); Volcano writes Running after an undone eviction whatever the previous
 status was — the one place where fumarole deliberately differs.
@@ -30,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from loguru import logger
 
+from .api.resource import ZERO
 from .api.task_info import TaskInfo, TransactionContext
 from .api.task_status import TaskStatus
 
@@ -106,17 +111,20 @@ class Statement:
         task.eviction_occurred = eviction_occurred
         node = ssn.nodes.get(hostname)
         added = False
-        if node is not None:
+        if node is None:
+            problems.append(f"failed to find node {hostname}")
+        elif not task.resreq.less_equal(node.future_idle(), ZERO):
+            problems.append(f"request <{task.resreq}> exceeds the future idle <{node.future_idle()}> of node {hostname}")
+        else:
             try:
                 node.add_task(task)
                 added = True
             except RuntimeError as exc:
                 problems.append(str(exc))
-        else:
-            problems.append(f"failed to find node {hostname}")
-        problems.extend(str(err) for err in ssn._fire_allocate(task))
+        if not problems:
+            problems.extend(str(err) for err in ssn._fire_allocate(task))
         if problems:
-            self._unpipeline(task, before, remove=added)
+            self._unpipeline(task, before, remove=added, notify=added)
             raise StatementError(
                 f"task {task.namespace}/{task.name} pipeline to node {hostname} failed ({'; '.join(problems)}); "
                 "rolled back"
@@ -127,7 +135,9 @@ class Statement:
         """Release a pipelined reservation outside of discard (``Statement.UnPipeline``)."""
         self._unpipeline(task, None)
 
-    def _unpipeline(self, task: TaskInfo, before: TransactionContext | None, remove: bool = True) -> None:
+    def _unpipeline(
+        self, task: TaskInfo, before: TransactionContext | None, remove: bool = True, notify: bool = True
+    ) -> None:
         ssn = self.ssn
         job = ssn.jobs.get(task.job)
         if job is not None:
@@ -135,7 +145,8 @@ class Statement:
         node = ssn.nodes.get(task.node_name)
         if node is not None and remove:
             node.remove_task(task)
-        ssn._fire_deallocate(task)
+        if notify:
+            ssn._fire_deallocate(task)
         self._restore(task, before)
 
     # ------------------------------------------------------------------ allocate
@@ -153,24 +164,29 @@ class Statement:
         task.node_name = hostname
         target = ssn.nodes.get(hostname)
         added = False
-        if target is not None:
+        if target is None:
+            problems.append(f"failed to find node {hostname}")
+        elif not task.resreq.less_equal(target.idle, ZERO):
+            problems.append(f"request <{task.resreq}> exceeds the idle <{target.idle}> of node {hostname}")
+        else:
             try:
                 target.add_task(task)
                 added = True
             except RuntimeError as exc:
                 problems.append(str(exc))
-        else:
-            problems.append(f"failed to find node {hostname}")
-        problems.extend(str(err) for err in ssn._fire_allocate(task))
+        if not problems:
+            problems.extend(str(err) for err in ssn._fire_allocate(task))
         if problems:
-            self._unallocate(task, before, remove=added)
+            self._unallocate(task, before, remove=added, notify=added)
             raise StatementError(
                 f"task {task.namespace}/{task.name} allocate to node {hostname} failed ({'; '.join(problems)}); "
                 "rolled back"
             )
         self.operations.append(Operation(OperationKind.ALLOCATE, task, "", before))
 
-    def _unallocate(self, task: TaskInfo, before: TransactionContext | None, remove: bool = True) -> None:
+    def _unallocate(
+        self, task: TaskInfo, before: TransactionContext | None, remove: bool = True, notify: bool = True
+    ) -> None:
         ssn = self.ssn
         job = ssn.jobs.get(task.job)
         if job is not None:
@@ -178,7 +194,8 @@ class Statement:
         node = ssn.nodes.get(task.node_name)
         if node is not None and remove:
             node.remove_task(task)
-        ssn._fire_deallocate(task)
+        if notify:
+            ssn._fire_deallocate(task)
         self._restore(task, before)
 
     @staticmethod

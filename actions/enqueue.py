@@ -1,0 +1,50 @@
+"""enqueue: admit pending PodGroups (Pending -> Inqueue) that their queue can take.
+
+Spec: ``pkg/scheduler/actions/enqueue/enqueue.go``. Queues are visited in queue order, one pending
+job per visit in job order (round-robin). A job without ``minResources``, or one that every
+deciding plugin's ``job_enqueueable`` permits, is admitted: ``job_enqueued`` is broadcast (plugins
+count its minimum resources as in-queue) and its PodGroup phase becomes Inqueue. The queue is
+pushed back after every visit, admitted or not, until all pending jobs were looked at.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fumarole.framework.api.job_info import POD_GROUP_INQUEUE
+from fumarole.framework.util.priority_queue import PriorityQueue
+
+if TYPE_CHECKING:
+    from fumarole.framework.api.job_info import JobInfo
+    from fumarole.framework.api.queue_info import QueueInfo
+    from fumarole.framework.session import Session
+
+
+class EnqueueAction:
+    name = "enqueue"
+
+    def execute(self, ssn: Session) -> None:
+        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
+        seen: set[str] = set()
+        pending: dict[str, PriorityQueue[JobInfo]] = {}
+        for job in ssn.jobs.values():
+            if not job.schedule_start:
+                job.schedule_start = ssn.now
+            queue = ssn.queues.get(job.queue)
+            if queue is None:
+                continue
+            if queue.uid not in seen:
+                seen.add(queue.uid)
+                queues.push(queue)
+            if job.is_pending():
+                pending.setdefault(job.queue, PriorityQueue(ssn.job_order_fn)).push(job)
+        while queues:
+            queue = queues.pop()
+            jobs = pending.get(queue.uid)
+            if jobs is None or jobs.empty():
+                continue
+            job = jobs.pop()
+            if not job.has_min_resources() or ssn.job_enqueueable(job):
+                ssn.job_enqueued(job)
+                job.phase = POD_GROUP_INQUEUE
+            queues.push(queue)

@@ -1,0 +1,242 @@
+"""gang: all-or-nothing scheduling of a job's ``minAvailable`` tasks.
+
+Decides whether a job may be scheduled at all (enough valid tasks), when it is ready (enough tasks
+placed to bind) or pipelined, which of its running tasks may be evicted without breaking the gang,
+and writes the PodGroup's ``Unschedulable`` / ``Scheduled`` condition at session close.
+
+Extension points (flag in parentheses):
+
+* job_valid (no flag): fails with ``NotEnoughPodsOfTask`` when a role misses its ``minTaskMember``
+  or a sub-group policy misses its ``minSubGroups``, with ``NotEnoughTasks`` when fewer than
+  ``minAvailable`` tasks are valid;
+* preemptable (``enablePreemptable``) and reclaimable (``enableReclaimable``), one function: walking
+  the candidates in order, a task is a victim while its job keeps more than ``minAvailable`` ready
+  tasks (a per-job counter starting at the ready count, decremented per victim); votes PERMIT;
+* unified_evictable (no flag): permits every candidate (the gang actions' bundles keep gangs whole);
+* job_order (``enableJobOrder``) / sub_job_order (``enabledSubJobOrder``): not-ready before ready;
+* job_ready (``enableJobReady``): per-role, per-sub-group and job readiness; sub_job_ready
+  (``enabledSubJobReady``): the sub-job is ready;
+* job_pipelined (``enableJobPipelined``) / sub_job_pipelined (``enabledSubJobPipelined``): PERMIT when
+  pipelined (per role, per sub-group and as a whole), else REJECT;
+* job_starving (``enableJobStarving``): ready + pipelined < ``minAvailable`` (per-role minima ignored).
+
+``on_session_close`` writes, for every job with tasks, an ``Unschedulable`` condition (reason
+``NotEnoughResources``, message ``"<missing>/<tasks> tasks in gang unschedulable: <job fit error>"``)
+when the job is not ready, unless only releasing tasks still on their nodes fill the gang, and a
+``Scheduled`` condition when it is ready. Both carry ``transition_id = ssn.uid``.
+
+Spec: ``pkg/scheduler/plugins/gang/gang.go``; the job fit-error text is ``JobInfo.FitError`` and
+``TaskSchedulingReason`` of ``pkg/scheduler/api/job_info.go``.
+
+Deliberate difference: the "Origin reason" of the fit-error text names the first task, in the job's
+task order, that has node fit errors (upstream picks one in Go's random map order). Metrics are not
+kept.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from fumarole.framework.api.job_info import JobInfo
+from fumarole.framework.api.task_status import TaskStatus, allocated_status
+from fumarole.framework.api.types import PERMIT, REJECT, ValidateResult
+from fumarole.framework.cache.objects import PodGroupCondition
+from fumarole.framework.interface import Arguments
+
+if TYPE_CHECKING:
+    from fumarole.framework.api.sub_job_info import SubJobInfo
+    from fumarole.framework.api.task_info import TaskInfo
+    from fumarole.framework.api.types import EvictionContext
+    from fumarole.framework.session import Session
+
+PLUGIN_NAME = "gang"
+
+NOT_ENOUGH_PODS_OF_TASK_REASON = "NotEnoughPodsOfTask"
+NOT_ENOUGH_PODS_REASON = "NotEnoughTasks"
+NOT_ENOUGH_RESOURCES_REASON = "NotEnoughResources"
+UNSCHEDULABLE_TYPE = "Unschedulable"
+SCHEDULED_TYPE = "Scheduled"
+SCHEDULED_REASON = "tasks in gang are ready to be scheduled"
+POD_GROUP_READY = "pod group is ready"
+POD_GROUP_NOT_READY = "pod group is not ready"
+POD_REASON_SCHEDULABLE = "Schedulable"
+POD_REASON_UNSCHEDULABLE = "Unschedulable"
+
+
+def _histogram(counts: Counter[str] | dict[str, int]) -> str:
+    return ", ".join(sorted(f"{count} {reason}" for reason, count in counts.items()))
+
+
+def task_scheduling_reason(task: TaskInfo) -> str:
+    """The pod reason of a task from its last transaction (``TaskSchedulingReason``, reason only)."""
+    ctx = task.last_transaction if task.last_transaction is not None else task.transaction_context()
+    status = ctx.status
+    if status == TaskStatus.ALLOCATED:
+        return POD_REASON_SCHEDULABLE
+    if status in (TaskStatus.PIPELINED, TaskStatus.PENDING):
+        return POD_REASON_UNSCHEDULABLE
+    return str(status)
+
+
+def job_fit_error(job: JobInfo) -> str:
+    """Why a job is not scheduled, as upstream's ``JobInfo.FitError`` words it."""
+    counts: dict[str, int] = {}
+    for status, tasks in job.task_status_index.items():
+        key = str(status)
+        counts[key] = counts.get(key, 0) + len(tasks)
+    counts["minAvailable"] = job.min_available
+    head = POD_GROUP_READY if job.is_ready() else POD_GROUP_NOT_READY
+    message = f"{head}, {_histogram(counts)}"
+    pending: Counter[str] = Counter(task_scheduling_reason(task) for task in job.tasks_with(TaskStatus.PENDING).values())
+    if pending:
+        message += f"; {TaskStatus.PENDING}: {_histogram(pending)}"
+    if job.job_fit_errors:
+        message += ". Origin reason is: " + job.job_fit_errors
+    else:
+        for task in job.tasks.values():
+            fit = job.nodes_fit_errors.get(task.uid)
+            if fit is not None:
+                message += f". Origin reason is {task.name}: {fit}"
+                break
+    return message
+
+
+def should_skip_unschedulable_for_releasing(job: JobInfo) -> bool:
+    """True when releasing tasks still on their nodes, with the scheduled ones, fill the gang and
+    nothing is pending or pipelined (``shouldSkipUnschedulableForReleasing``)."""
+    releasing = job.releasing_scheduled_task_num()
+    if releasing == 0:
+        return False
+    if job.tasks_with(TaskStatus.PENDING) or job.tasks_with(TaskStatus.PIPELINED):
+        return False
+    return job.scheduled_task_num() + releasing >= job.min_available
+
+
+def schedulable_task_num(job: JobInfo) -> int:
+    """Ready tasks plus pending tasks whose last transaction had them allocated."""
+    count = 0
+    for task in job.tasks_with(TaskStatus.PENDING).values():
+        ctx = task.last_transaction if task.last_transaction is not None else task.transaction_context()
+        if allocated_status(ctx.status):
+            count += 1
+    return count + job.ready_task_num()
+
+
+def _ready_order(left_ready: bool, right_ready: bool) -> int:
+    if left_ready == right_ready:
+        return 0
+    return 1 if left_ready else -1
+
+
+class GangPlugin:
+    """Volcano's ``gang`` plugin."""
+
+    name = PLUGIN_NAME
+
+    def __init__(self, arguments: Arguments) -> None:
+        self.arguments = arguments
+
+    def on_session_open(self, ssn: Session) -> None:
+        jobs = ssn.jobs
+
+        def job_valid(obj: Any) -> ValidateResult | None:
+            if not isinstance(obj, JobInfo):
+                return ValidateResult(False, "", f"Failed to convert <{obj}> to *JobInfo")
+            if not obj.check_task_valid():
+                return ValidateResult(
+                    False, NOT_ENOUGH_PODS_OF_TASK_REASON, "Not enough valid pods of each task for gang-scheduling"
+                )
+            if not obj.check_sub_job_valid():
+                return ValidateResult(
+                    False,
+                    NOT_ENOUGH_PODS_OF_TASK_REASON,
+                    "Not enough valid subGroups of each task for gang-scheduling",
+                )
+            valid = obj.valid_task_num()
+            if valid < obj.min_available:
+                return ValidateResult(
+                    False,
+                    NOT_ENOUGH_PODS_REASON,
+                    f"Not enough valid tasks for gang-scheduling, valid: {valid}, min: {obj.min_available}",
+                )
+            return None
+
+        def evictable(evictor: TaskInfo, evictees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+            victims: list[TaskInfo] = []
+            occupied: dict[str, int] = {}
+            for evictee in evictees:
+                job = jobs.get(evictee.job)
+                if job is None:
+                    continue
+                if job.uid not in occupied:
+                    occupied[job.uid] = job.ready_task_num()
+                if occupied[job.uid] > job.min_available:
+                    occupied[job.uid] -= 1
+                    victims.append(evictee)
+            return victims, PERMIT
+
+        def unified_evictable(ctx: EvictionContext, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+            return list(candidates), PERMIT
+
+        def job_order(left: JobInfo, right: JobInfo) -> int:
+            return _ready_order(left.is_ready(), right.is_ready())
+
+        def sub_job_order(left: SubJobInfo, right: SubJobInfo) -> int:
+            return _ready_order(left.is_ready(), right.is_ready())
+
+        def job_ready(job: JobInfo) -> bool:
+            return job.check_task_ready() and job.check_sub_job_ready() and job.is_ready()
+
+        def sub_job_ready(sub_job: SubJobInfo) -> bool:
+            return sub_job.is_ready()
+
+        def job_pipelined(job: JobInfo) -> int:
+            if job.check_task_pipelined() and job.check_sub_job_pipelined() and job.is_pipelined():
+                return PERMIT
+            return REJECT
+
+        def sub_job_pipelined(sub_job: SubJobInfo) -> int:
+            return PERMIT if sub_job.is_pipelined() else REJECT
+
+        def job_starving(job: JobInfo) -> bool:
+            return job.is_starving()
+
+        ssn.add_job_valid_fn(self.name, job_valid)
+        ssn.add_reclaimable_fn(self.name, evictable)
+        ssn.add_preemptable_fn(self.name, evictable)
+        ssn.add_unified_evictable_fn(self.name, unified_evictable)
+        ssn.add_job_order_fn(self.name, job_order)
+        ssn.add_sub_job_order_fn(self.name, sub_job_order)
+        ssn.add_job_ready_fn(self.name, job_ready)
+        ssn.add_sub_job_ready_fn(self.name, sub_job_ready)
+        ssn.add_job_pipelined_fn(self.name, job_pipelined)
+        ssn.add_sub_job_pipelined_fn(self.name, sub_job_pipelined)
+        ssn.add_job_starving_fns(self.name, job_starving)
+
+    def on_session_close(self, ssn: Session) -> None:
+        for job in ssn.jobs.values():
+            if not job.tasks:
+                continue
+            if job.is_ready():
+                condition = PodGroupCondition(
+                    type=SCHEDULED_TYPE,
+                    status="True",
+                    transition_id=ssn.uid,
+                    reason=SCHEDULED_REASON,
+                    message="",
+                    last_transition_time=ssn.now,
+                )
+            else:
+                if should_skip_unschedulable_for_releasing(job):
+                    continue
+                unready = job.min_available - schedulable_task_num(job)
+                condition = PodGroupCondition(
+                    type=UNSCHEDULABLE_TYPE,
+                    status="True",
+                    transition_id=ssn.uid,
+                    reason=NOT_ENOUGH_RESOURCES_REASON,
+                    message=f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job_fit_error(job)}",
+                    last_transition_time=ssn.now,
+                )
+            ssn.update_pod_group_condition(job, condition)

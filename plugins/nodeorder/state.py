@@ -1,0 +1,304 @@
+"""The per-session node view the k8s score plugins read, kept as columns over the node table.
+
+Volcano's nodeorder scores against Kubernetes ``NodeInfo`` objects built at session open from each
+node's tasks (``framework.GenerateNodeMapAndSlice``) and kept current by event handlers: a pod is
+added on allocate / pipeline and removed on evict / undo. What the scorers need from them is held
+here in numpy arrays aligned with the rows of ``ssn.node_table``:
+
+* ``requested`` (cpu milli, memory bytes, ``nvidia.com/gpu`` whole units): Σ of the pods' requests
+  (``NodeInfo.Requested``);
+* ``non_zero`` (cpu milli, memory bytes): the same with 100m CPU / 200Mi memory for every container
+  that does not name the resource (``NodeInfo.NonZeroRequested``);
+* ``alloc`` (cpu, memory, gpu): the node's allocatable;
+* the pods themselves (``pods``), for inter-pod affinity, with change listeners;
+* node labels grouped per key (``label_groups``) for the topology and selector computations.
+
+Why not ``node_table.matrix("used")``: ``used`` excludes pipelined tasks and keeps evicted
+(Releasing) ones, and has no non-zero defaults, whereas the Kubernetes view counts pipelined pods,
+drops evicted ones and applies the defaults. This view tracks exactly what the Kubernetes view holds.
+
+Deliberate difference: Volcano's view is only refreshed by the *predicates* plugin's event handlers
+(nodeorder shares its map), so without predicates in the conf Volcano would score every task of a
+session against the cluster as it was at session open; here the view is always kept current.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from fumarole.framework.api.labels import LabelSelector, Requirement
+from fumarole.framework.api.resource import CPU, GPU_RESOURCE_NAME, MEMORY, Resource
+from fumarole.framework.interface import Event, EventHandler
+
+if TYPE_CHECKING:
+    from fumarole.framework.api.task_info import TaskInfo
+    from fumarole.framework.cache.objects import (
+        Container,
+        LabelSelectorModel,
+        Pod,
+        PodAffinityTerm,
+        WeightedPodAffinityTerm,
+    )
+    from fumarole.framework.node_table import NodeTable
+    from fumarole.framework.session import Session
+
+DEFAULT_MILLI_CPU_REQUEST = 100
+"""``schedutil.DefaultMilliCPURequest``: CPU counted for a container that requests none."""
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+"""``schedutil.DefaultMemoryRequest``: memory counted for a container that requests none."""
+
+CPU_COL, MEM_COL, GPU_COL = 0, 1, 2
+
+
+# ---------------------------------------------------------------------------------------- requests
+def _container_request(container: Container, non_missing: bool) -> Resource:
+    request = container.request()
+    if non_missing:
+        named = container.resources.requests
+        if CPU not in named:
+            request.milli_cpu += DEFAULT_MILLI_CPU_REQUEST
+        if MEMORY not in named:
+            request.memory += DEFAULT_MEMORY_REQUEST
+    return request
+
+
+def _aggregate(pod: Pod, non_missing: bool) -> Resource:
+    """``resourcehelper.PodRequests``: Σ containers, max with (sidecar-aware) init containers, + overhead."""
+    total = Resource()
+    for container in pod.spec.containers:
+        total.add(_container_request(container, non_missing))
+    restartable = Resource()
+    init_max = Resource()
+    for container in pod.spec.init_containers:
+        request = _container_request(container, non_missing)
+        if container.restart_policy == "Always":
+            total.add(request)
+            restartable.add(request)
+            candidate = restartable.clone()
+        else:
+            candidate = request.clone().add(restartable)
+        init_max.set_max_resource(candidate)
+    total.set_max_resource(init_max)
+    if pod.spec.overhead:
+        total.add(Resource.from_list(pod.spec.overhead))
+    return total
+
+
+def whole_units(milli: float) -> int:
+    """A scalar in Volcano's milli-units as Kubernetes counts it (``Quantity.Value()``, rounded up)."""
+    return math.ceil(milli / 1000)
+
+
+def pod_requests(task: TaskInfo) -> tuple[np.ndarray, np.ndarray]:
+    """(cpu, memory, gpu) requested and (cpu, memory) non-zero requested by the task's pod, as int64.
+
+    A task without a pod object falls back to its ``resreq`` (defaults applied to zero cpu/memory).
+    """
+    pod = task.pod
+    if pod is None:
+        plain = task.resreq
+        defaulted = plain.clone()
+        if defaulted.milli_cpu == 0:
+            defaulted.milli_cpu = DEFAULT_MILLI_CPU_REQUEST
+        if defaulted.memory == 0:
+            defaulted.memory = DEFAULT_MEMORY_REQUEST
+    else:
+        plain = _aggregate(pod, non_missing=False)
+        defaulted = _aggregate(pod, non_missing=True)
+    requested = np.array(
+        [int(plain.milli_cpu), int(plain.memory), whole_units(plain.get(GPU_RESOURCE_NAME))], dtype=np.int64
+    )
+    non_zero = np.array([int(defaulted.milli_cpu), int(defaulted.memory)], dtype=np.int64)
+    return requested, non_zero
+
+
+# ---------------------------------------------------------------------------------------- pod terms
+@dataclass(frozen=True)
+class AffinityTerm:
+    """``framework.AffinityTerm``: namespaces, selector, topology key (namespace selector resolved).
+
+    Namespaces are not modelled in fumarole; a namespace is treated as existing with no labels, so
+    a namespace selector selects every namespace when it matches an empty label set, else none.
+    """
+
+    namespaces: frozenset[str]
+    all_namespaces: bool
+    selector: LabelSelector | None
+    """None = the term has no label selector and matches no pod (``labels.Nothing()``)."""
+    topology_key: str
+
+    def matches(self, namespace: str, labels: dict[str, str]) -> bool:
+        if not (self.all_namespaces or namespace in self.namespaces):
+            return False
+        return self.selector is not None and self.selector.matches(labels)
+
+
+@dataclass(frozen=True)
+class WeightedTerm:
+    weight: int
+    term: AffinityTerm
+
+
+def _selector(model: LabelSelectorModel | None) -> LabelSelector | None:
+    return None if model is None else model.to_selector()
+
+
+def affinity_term(owner_namespace: str, term: PodAffinityTerm) -> AffinityTerm:
+    """``newAffinityTerm``: no namespaces and no namespace selector means the owner's namespace."""
+    if not term.namespaces and term.namespace_selector is None:
+        namespaces = frozenset({owner_namespace})
+    else:
+        namespaces = frozenset(term.namespaces)
+    all_namespaces = term.namespace_selector is not None and term.namespace_selector.to_selector().matches({})
+    return AffinityTerm(namespaces, all_namespaces, _selector(term.label_selector), term.topology_key)
+
+
+def weighted_terms(owner_namespace: str, terms: list[WeightedPodAffinityTerm]) -> tuple[WeightedTerm, ...]:
+    return tuple(WeightedTerm(t.weight, affinity_term(owner_namespace, t.pod_affinity_term)) for t in terms)
+
+
+@dataclass
+class PodEntry:
+    """One pod of the Kubernetes view: where it is and what the scorers read of it."""
+
+    key: str
+    row: int
+    namespace: str
+    labels: dict[str, str]
+    requested: np.ndarray
+    non_zero: np.ndarray
+    preferred_affinity: tuple[WeightedTerm, ...] = ()
+    preferred_anti_affinity: tuple[WeightedTerm, ...] = ()
+
+    @property
+    def has_preferred_terms(self) -> bool:
+        return bool(self.preferred_affinity or self.preferred_anti_affinity)
+
+
+def pod_entry(task: TaskInfo, row: int) -> PodEntry:
+    requested, non_zero = pod_requests(task)
+    entry = PodEntry(task.key, row, task.namespace, dict(task.labels), requested, non_zero)
+    affinity = task.pod.spec.affinity if task.pod is not None else None
+    if affinity is not None:
+        if affinity.pod_affinity is not None:
+            entry.preferred_affinity = weighted_terms(task.namespace, affinity.pod_affinity.preferred)
+        if affinity.pod_anti_affinity is not None:
+            entry.preferred_anti_affinity = weighted_terms(task.namespace, affinity.pod_anti_affinity.preferred)
+    return entry
+
+
+# ---------------------------------------------------------------------------------------- labels
+@dataclass
+class LabelGroups:
+    """Nodes grouped by their value of one label key: ``gid[row]`` (-1 without the key)."""
+
+    gid: np.ndarray
+    value_to_gid: dict[str, int]
+
+    @property
+    def present(self) -> np.ndarray:
+        return self.gid >= 0
+
+    def __len__(self) -> int:
+        return len(self.value_to_gid)
+
+
+def requirement_mask(groups: LabelGroups, requirement: Requirement) -> np.ndarray:
+    """Rows whose labels satisfy one selector requirement (evaluated once per distinct value)."""
+    op = requirement.operator
+    present = groups.present
+    if op == "Exists":
+        return present.copy()
+    if op == "DoesNotExist":
+        return ~present
+    good = np.fromiter(
+        (requirement.matches({requirement.key: value}) for value in groups.value_to_gid),
+        dtype=bool,
+        count=len(groups),
+    )
+    by_group = np.where(present, good[np.maximum(groups.gid, 0)] if len(good) else False, False)
+    if op == "NotIn":
+        return by_group | ~present
+    return by_group
+
+
+# ---------------------------------------------------------------------------------------- the view
+@dataclass
+class K8sNodeView:
+    """Columns of the Kubernetes node view over ``table``'s rows (see the module docstring)."""
+
+    table: NodeTable
+    alloc: np.ndarray
+    requested: np.ndarray
+    non_zero: np.ndarray
+    pods: dict[str, PodEntry] = field(default_factory=dict)
+    listeners: list[Callable[[PodEntry, int], None]] = field(default_factory=list)
+    _groups: dict[str, LabelGroups] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, ssn: Session) -> K8sNodeView:
+        table = ssn.node_table
+        size = len(table)
+        alloc = np.zeros((size, 3), dtype=np.int64)
+        for row, node in enumerate(table.nodes):
+            allocatable = node.allocatable
+            alloc[row] = (
+                int(allocatable.milli_cpu),
+                int(allocatable.memory),
+                whole_units(allocatable.get(GPU_RESOURCE_NAME)),
+            )
+        view = cls(table, alloc, np.zeros((size, 3), dtype=np.int64), np.zeros((size, 2), dtype=np.int64))
+        for row, node in enumerate(table.nodes):
+            for task in node.tasks.values():
+                view.add(task, row)
+        return view
+
+    # ------------------------------------------------------------------ pods
+    def add(self, task: TaskInfo, row: int) -> None:
+        if task.key in self.pods:
+            return
+        entry = pod_entry(task, row)
+        self.pods[entry.key] = entry
+        self.requested[row] += entry.requested
+        self.non_zero[row] += entry.non_zero
+        for listener in self.listeners:
+            listener(entry, 1)
+
+    def remove(self, task: TaskInfo) -> None:
+        entry = self.pods.pop(task.key, None)
+        if entry is None:
+            return
+        self.requested[entry.row] -= entry.requested
+        self.non_zero[entry.row] -= entry.non_zero
+        for listener in self.listeners:
+            listener(entry, -1)
+
+    def event_handler(self) -> EventHandler:
+        def allocated(event: Event) -> None:
+            row = self.table.index.get(event.task.node_name)
+            if row is not None:
+                self.add(event.task, row)
+
+        def deallocated(event: Event) -> None:
+            self.remove(event.task)
+
+        return EventHandler(allocate_func=allocated, deallocate_func=deallocated)
+
+    # ------------------------------------------------------------------ labels
+    def label_groups(self, key: str) -> LabelGroups:
+        groups = self._groups.get(key)
+        if groups is None:
+            value_to_gid: dict[str, int] = {}
+            gid = np.full(len(self.table), -1, dtype=np.int64)
+            for row, node in enumerate(self.table.nodes):
+                value = node.labels.get(key)
+                if value is not None:
+                    gid[row] = value_to_gid.setdefault(value, len(value_to_gid))
+            groups = LabelGroups(gid, value_to_gid)
+            self._groups[key] = groups
+        return groups

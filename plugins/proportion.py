@@ -1,0 +1,533 @@
+"""proportion: share the cluster between queues by weight (water-filling), capped by request,
+capability and guarantee, and keep each queue within what it deserves.
+
+Spec: ``pkg/scheduler/plugins/proportion/proportion.go`` (tests: ``proportion_test.go``).
+
+At session open, for every queue that has at least one job: ``capability`` (cpu or memory <= 0
+means unlimited), ``guarantee``, ``realCapability = (total - Σ guarantees)⁺ + guarantee`` capped
+by the capability, ``allocated`` (tasks in an allocated status), ``request`` (allocated + Pending
+tasks), ``inqueue`` (minResources not yet allocated of Inqueue jobs, and of Running jobs that
+reached minMember), ``elastic`` (Σ allocated beyond minResources). Then the deserved loop: every
+round, each unmet queue gets ``remaining × weight / Σ unmet weights``, capped by realCapability
+and request, raised to its guarantee; a queue is met when its request fits its deserved or its
+deserved stopped changing; the loop ends when nothing (cpu, memory, scalars but pods) remains or
+``remaining`` stopped changing. ``share`` = max over deserved's dimensions of allocated/deserved.
+
+Extension points (flag):
+
+* ``queue_order`` (``enableQueueOrder``): higher ``spec.priority`` first, then lower share;
+* ``reclaimable`` (``enableReclaimable``): a reclaimee is a victim while its queue's running
+  allocation is not within deserved (then its request is taken off that allocation); Permit;
+* ``overused`` (``enabledOverused``): deserved <= allocated;
+* ``allocatable`` (``enabledAllocatable``): queue Open and allocated + request <= deserved on the
+  requested dimensions (``pods`` ignored, no tolerance);
+* ``preemptive`` (``enablePreemptive``): the same check for the candidates' total request;
+* ``job_enqueueable`` / ``job_enqueued`` (``enableJobEnqueued``): Reject when the queue is not
+  Open; Permit without minResources; else Permit iff minResources + allocated + inqueue - elastic
+  <= realCapability on minResources' dimensions. Enqueued jobs add their minResources to inqueue;
+* ``pre_predicate`` (``enablePredicate``): writes a copy of every queue's attributes into the
+  task's cycle state (``ssn.get_cycle_state(task.uid)["proportionState"]``), which
+  ``simulate_add_task`` / ``simulate_remove_task`` (``enablePreemptable`` or
+  ``enabledAllocatable``) and ``simulate_allocatable`` (``enabledAllocatable``) read and update;
+* event handlers: allocate/pipeline add the task's request to its queue, evict/undo subtract it.
+
+Differences from Volcano: no metrics and no Kubernetes event when a job is refused for lack of
+quota (fumarole has neither); a queue without attributes (no job) answers share 0 in
+``queue_order``, False in ``overused``/``allocatable`` and Permit in ``job_enqueueable`` instead of
+crashing; the attributes stay readable after ``on_session_close``. A queue whose state is empty
+counts as Open (``QueueInfo.is_open``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from fumarole.framework.api.resource import (
+    CPU,
+    MEMORY,
+    PODS,
+    ZERO,
+    DimensionDefault,
+    Resource,
+    exceeded_part,
+    is_scalar_resource_name,
+    share,
+)
+from fumarole.framework.api.task_status import TaskStatus, allocated_status
+from fumarole.framework.api.types import PERMIT, REJECT
+from fumarole.framework.interface import Arguments, Event, EventHandler
+from loguru import logger
+
+if TYPE_CHECKING:
+    from fumarole.framework.api.job_info import JobInfo
+    from fumarole.framework.api.node_info import NodeInfo
+    from fumarole.framework.api.queue_info import QueueInfo
+    from fumarole.framework.api.task_info import TaskInfo
+    from fumarole.framework.session import Session
+
+PLUGIN_NAME = "proportion"
+STATE_KEY = "proportionState"
+"""Key of the plugin's data in a task's cycle state (``proportionStateKey``)."""
+
+MAX_FLOAT64 = sys.float_info.max
+"""``math.MaxFloat64``: an unlimited cpu or memory capability."""
+
+QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
+POD_GROUP_INQUEUE = "Inqueue"
+POD_GROUP_RUNNING = "Running"
+
+
+class QueueAttr:
+    """What the plugin knows of a queue in this session (``queueAttr``)."""
+
+    __slots__ = (
+        "allocated",
+        "capability",
+        "deserved",
+        "elastic",
+        "guarantee",
+        "inqueue",
+        "name",
+        "queue_id",
+        "real_capability",
+        "request",
+        "share",
+        "weight",
+    )
+
+    def __init__(self, queue_id: str, name: str, weight: int) -> None:
+        self.queue_id = queue_id
+        self.name = name
+        self.weight = weight
+        self.share = 0.0
+        self.deserved = Resource()
+        self.allocated = Resource()
+        self.request = Resource()
+        self.elastic = Resource()
+        self.inqueue = Resource()
+        self.capability = Resource()
+        self.real_capability = Resource()
+        self.guarantee = Resource()
+
+    def clone(self) -> QueueAttr:
+        twin = QueueAttr(self.queue_id, self.name, self.weight)
+        twin.share = self.share
+        twin.deserved = self.deserved.clone()
+        twin.allocated = self.allocated.clone()
+        twin.request = self.request.clone()
+        twin.elastic = self.elastic.clone()
+        twin.inqueue = self.inqueue.clone()
+        twin.capability = self.capability.clone()
+        twin.real_capability = self.real_capability.clone()
+        twin.guarantee = self.guarantee.clone()
+        return twin
+
+    def update_share(self) -> None:
+        """max over deserved's dimensions of allocated / deserved (``updateQueueAttrShare``)."""
+        result = 0.0
+        for name in self.deserved.resource_names():
+            ratio = share(self.allocated.get(name), self.deserved.get(name))
+            if ratio > result:
+                result = ratio
+        self.share = result
+
+    def __repr__(self) -> str:
+        return (
+            f"QueueAttr({self.name} weight={self.weight} share={self.share:.4f} deserved=<{self.deserved}> "
+            f"allocated=<{self.allocated}> request=<{self.request}> real_capability=<{self.real_capability}>)"
+        )
+
+
+class ProportionState:
+    """Queue attributes copied into a task's cycle state for preemption simulation."""
+
+    __slots__ = ("queue_attrs",)
+
+    def __init__(self, queue_attrs: dict[str, QueueAttr]) -> None:
+        self.queue_attrs = queue_attrs
+
+    def clone(self) -> ProportionState:
+        return ProportionState({uid: attr.clone() for uid, attr in self.queue_attrs.items()})
+
+
+# ---------------------------------------------------------------------------------------- helpers
+def resource_max(left: Resource, right: Resource) -> Resource:
+    """``helpers.Max``: per-dimension maximum; negative scalars are dropped; no max_task_num."""
+    result = Resource(max(left.milli_cpu, right.milli_cpu), max(left.memory, right.memory))
+    if left.scalars is None and right.scalars is None:
+        return result
+    scalars: dict[str, float] = {}
+    for name, amount in (left.scalars or {}).items():
+        if amount >= 0:
+            scalars[name] = amount
+    for name, amount in (right.scalars or {}).items():
+        if amount >= 0:
+            scalars[name] = max(amount, scalars.get(name, 0.0))
+    result.scalars = scalars
+    return result
+
+
+def semantic_equal(left: Resource, right: Resource) -> bool:
+    """``equality.Semantic.DeepEqual`` of two resources: exact values, same scalar names (an absent
+    map equals an empty one), same max_task_num."""
+    return (
+        left.milli_cpu == right.milli_cpu
+        and left.memory == right.memory
+        and left.max_task_num == right.max_task_num
+        and (left.scalars or {}) == (right.scalars or {})
+    )
+
+
+def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
+    """minResources not yet covered by ``allocated``, on minResources' own names
+    (``util.GetInqueueResource``)."""
+    pod_group = job.pod_group
+    if pod_group is None or pod_group.spec.min_resources is None:
+        return Resource()
+    names = pod_group.spec.min_resources
+    minimum = Resource.from_list(names)
+    inqueue = Resource()
+    for name in names:
+        if name == CPU:
+            reserved = minimum.milli_cpu - allocated.milli_cpu
+            if reserved > 0:
+                inqueue.milli_cpu = reserved
+        elif name == MEMORY:
+            reserved = minimum.memory - allocated.memory
+            if reserved > 0:
+                inqueue.memory = reserved
+        elif name == PODS:
+            reserved = minimum.get(PODS) - allocated.get(PODS)
+            if reserved > 0:
+                inqueue.set_scalar(PODS, reserved)
+        else:
+            if name.startswith("count/") or not is_scalar_resource_name(name):
+                continue
+            if inqueue.scalars is None:
+                inqueue.scalars = {}
+            wanted = minimum.get(name)
+            if not allocated.has_scalar(name):
+                inqueue.scalars[name] = wanted
+            else:
+                reserved = wanted - allocated.get(name)
+                if reserved > 0:
+                    inqueue.scalars[name] = reserved
+    return inqueue
+
+
+def _only_volcano_gate(task: TaskInfo) -> bool:
+    pod = task.pod
+    if pod is None:
+        return False
+    gates = pod.spec.scheduling_gates
+    return len(gates) == 1 and gates[0].name == QUEUE_ALLOCATION_GATE
+
+
+def deduct_sch_gated_resources(job: JobInfo, res: Resource) -> Resource:
+    """``JobInfo.DeductSchGatedResources``: take off the requests of scheduling-gated tasks (tasks
+    gated only by Volcano's queue-allocation gate stay counted), never below zero."""
+    gated = Resource()
+    for task in job.tasks.values():
+        if task.sch_gated and not _only_volcano_gate(task):
+            gated.add(task.resreq)
+    if gated.is_empty():
+        return res
+    result = res.clone()
+    result.milli_cpu = max(result.milli_cpu - gated.milli_cpu, 0.0)
+    result.memory = max(result.memory - gated.memory, 0.0)
+    if res.scalars is not None and result.scalars is not None:
+        for name, amount in res.scalars.items():
+            if gated.has_scalar(name):
+                result.scalars[name] = max(amount - gated.get(name), 0.0)
+    return result
+
+
+def _total_request(candidates: Iterable[TaskInfo | None]) -> Resource:
+    total = Resource()
+    for task in candidates:
+        if task is not None:
+            total.add(task.resreq)
+    return total
+
+
+# ---------------------------------------------------------------------------------------- plugin
+class ProportionPlugin:
+    """Weighted queue shares (``proportionPlugin``)."""
+
+    name = PLUGIN_NAME
+
+    def __init__(self, arguments: Arguments | None = None) -> None:
+        self.arguments = arguments if arguments is not None else Arguments()
+        self.total_resource = Resource()
+        self.total_guarantee = Resource()
+        self.queue_opts: dict[str, QueueAttr] = {}
+
+    # ------------------------------------------------------------------ session open
+    def on_session_open(self, ssn: Session) -> None:
+        self.total_resource.add(ssn.total_resource)
+        for queue in ssn.queues.values():
+            if not queue.queue.spec.guarantee.resource:
+                continue
+            self.total_guarantee.add(queue.guarantee())
+        self._build_queue_attrs(ssn)
+        self._compute_deserved()
+        self._register(ssn)
+
+    def _build_queue_attrs(self, ssn: Session) -> None:
+        for job in ssn.jobs.values():
+            attr = self.queue_opts.get(job.queue)
+            if attr is None:
+                queue = ssn.queues.get(job.queue)
+                if queue is None:
+                    continue
+                attr = self._new_queue_attr(queue)
+                self.queue_opts[job.queue] = attr
+            for status, tasks in job.task_status_index.items():
+                if allocated_status(status):
+                    for task in tasks.values():
+                        attr.allocated.add(task.resreq)
+                        attr.request.add(task.resreq)
+                elif status == TaskStatus.PENDING:
+                    for task in tasks.values():
+                        attr.request.add(task.resreq)
+            pod_group = job.pod_group
+            has_min = job.has_min_resources()
+            if job.phase == POD_GROUP_INQUEUE and has_min:
+                attr.inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
+            if (
+                job.phase == POD_GROUP_RUNNING
+                and has_min
+                and pod_group is not None
+                and job.allocated_task_num() >= pod_group.spec.min_member
+            ):
+                attr.inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
+            attr.elastic.add(job.elastic_resources())
+            logger.trace("proportion: {}", attr)
+
+    def _new_queue_attr(self, queue: QueueInfo) -> QueueAttr:
+        attr = QueueAttr(queue.uid, queue.name, queue.weight)
+        capability: Resource | None = None
+        if queue.queue.spec.capability:
+            capability = queue.capability()
+            if capability.milli_cpu <= 0:
+                capability.milli_cpu = MAX_FLOAT64
+            if capability.memory <= 0:
+                capability.memory = MAX_FLOAT64
+        if queue.queue.spec.guarantee.resource:
+            attr.guarantee = queue.guarantee()
+        real_capability = exceeded_part(self.total_resource, self.total_guarantee).add(attr.guarantee)
+        if capability is None:
+            attr.capability = Resource()
+        else:
+            real_capability.min_dimension_resource(capability, DimensionDefault.INFINITY)
+            attr.capability = capability
+        attr.real_capability = real_capability
+        return attr
+
+    def _compute_deserved(self) -> None:
+        """The water-filling loop of deserved resources."""
+        remaining = self.total_resource.clone()
+        met: set[str] = set()
+        while True:
+            total_weight = sum(attr.weight for attr in self.queue_opts.values() if attr.queue_id not in met)
+            if total_weight == 0:
+                break
+            old_remaining = remaining.clone()
+            increased_total = Resource()
+            decreased_total = Resource()
+            for attr in self.queue_opts.values():
+                if attr.queue_id in met:
+                    continue
+                old_deserved = attr.deserved.clone()
+                attr.deserved.add(remaining.clone().multi(float(attr.weight) / float(total_weight)))
+                attr.deserved.min_dimension_resource(attr.real_capability, DimensionDefault.INFINITY)
+                attr.deserved.min_dimension_resource(attr.request, ZERO)
+                attr.deserved = resource_max(attr.deserved, attr.guarantee)
+                attr.update_share()
+                fits = attr.request.less_equal(attr.deserved, ZERO)
+                if fits or semantic_equal(attr.deserved, old_deserved):
+                    met.add(attr.queue_id)
+                increased, decreased = attr.deserved.diff(old_deserved, ZERO)
+                increased_total.add(increased)
+                decreased_total.add(decreased)
+                logger.trace("proportion: deserved of {}: {}", attr.name, attr.deserved)
+            remaining = exceeded_part(remaining.clone().add(decreased_total), increased_total)
+            if remaining.is_empty() or semantic_equal(remaining, old_remaining):
+                break
+
+    # ------------------------------------------------------------------ registration
+    def _register(self, ssn: Session) -> None:
+        ssn.add_queue_order_fn(self.name, self._queue_order)
+        ssn.add_reclaimable_fn(self.name, lambda reclaimer, reclaimees: self._reclaimable(ssn, reclaimees))
+        ssn.add_overused_fn(self.name, self._overused)
+        ssn.add_allocatable_fn(self.name, lambda queue, candidate: self.queue_allocatable(queue, [candidate]))
+        ssn.add_simulate_allocatable_fn(self.name, self._simulate_allocatable)
+        ssn.add_preemptive_fn(self.name, self.queue_allocatable)
+        ssn.add_pre_predicate_fn(self.name, lambda task: self._pre_predicate(ssn, task))
+        ssn.add_job_enqueueable_fn(self.name, lambda job: self._job_enqueueable(ssn, job))
+        ssn.add_job_enqueued_fn(self.name, self._job_enqueued)
+        ssn.add_simulate_add_task_fn(self.name, partial(self._simulate_change, ssn, +1))
+        ssn.add_simulate_remove_task_fn(self.name, partial(self._simulate_change, ssn, -1))
+        ssn.add_event_handler(
+            EventHandler(
+                allocate_func=lambda event: self._on_event(ssn, event, +1),
+                deallocate_func=lambda event: self._on_event(ssn, event, -1),
+            )
+        )
+
+    def on_session_close(self, ssn: Session) -> None:
+        return None
+
+    # ------------------------------------------------------------------ extension points
+    def queue_share(self, queue_uid: str) -> float:
+        attr = self.queue_opts.get(queue_uid)
+        return attr.share if attr is not None else 0.0
+
+    def _queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        lshare = self.queue_share(left.uid)
+        rshare = self.queue_share(right.uid)
+        if lshare == rshare:
+            return 0
+        return -1 if lshare < rshare else 1
+
+    def _reclaimable(self, ssn: Session, reclaimees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
+        victims: list[TaskInfo] = []
+        allocations: dict[str, Resource] = {}
+        for reclaimee in reclaimees:
+            job = ssn.jobs.get(reclaimee.job)
+            if job is None:
+                logger.warning("proportion: skip reclaimee {}: its job is not in the session", reclaimee.key)
+                continue
+            attr = self.queue_opts.get(job.queue)
+            if attr is None:
+                logger.warning("proportion: skip reclaimee {}: queue {} unknown", reclaimee.key, job.queue)
+                continue
+            allocated = allocations.get(job.queue)
+            if allocated is None:
+                allocated = attr.allocated.clone()
+                allocations[job.queue] = allocated
+            if not allocated.less_equal(attr.deserved, ZERO):
+                allocated.sub(reclaimee.resreq)
+                victims.append(reclaimee)
+        return victims, PERMIT
+
+    def _overused(self, queue: QueueInfo) -> bool:
+        attr = self.queue_opts.get(queue.uid)
+        if attr is None:
+            return False
+        overused = attr.deserved.less_equal(attr.allocated, ZERO)
+        if overused:
+            logger.debug("proportion: queue {} is overused: {}", queue.name, attr)
+        return overused
+
+    def queue_allocatable(self, queue: QueueInfo, candidates: Iterable[TaskInfo | None]) -> bool:
+        """Queue Open and allocated + candidates' request <= deserved on the requested dimensions."""
+        if not queue.is_open():
+            logger.debug("proportion: queue {} is {}, cannot allocate", queue.name, queue.state)
+            return False
+        attr = self.queue_opts.get(queue.uid)
+        if attr is None:
+            return False
+        total = _total_request(candidates)
+        future_used = attr.allocated.clone().add(total)
+        allocatable, _ = future_used.less_equal_with_dimension_and_resources_name(attr.deserved, total)
+        if not allocatable:
+            logger.debug("proportion: queue {}: deserved <{}>, allocated <{}>, request <{}>",
+                         queue.name, attr.deserved, attr.allocated, total)
+        return allocatable
+
+    def _simulate_allocatable(self, state: dict[str, Any], queue: QueueInfo, candidate: TaskInfo) -> bool:
+        found = state.get(STATE_KEY)
+        if not isinstance(found, ProportionState):
+            logger.error("proportion: no {} in the cycle state", STATE_KEY)
+            return False
+        attr = found.queue_attrs.get(queue.uid)
+        if attr is None:
+            logger.error("proportion: queue {} not found", queue.name)
+            return False
+        request = candidate.resreq
+        future_used = attr.allocated.clone().add(request)
+        allocatable, _ = future_used.less_equal_with_dimension_and_resources_name(attr.deserved, request)
+        return allocatable
+
+    def _pre_predicate(self, ssn: Session, task: TaskInfo) -> None:
+        state = ProportionState({attr.queue_id: attr.clone() for attr in self.queue_opts.values()})
+        ssn.get_cycle_state(task.uid)[STATE_KEY] = state
+        return None
+
+    def _job_enqueueable(self, ssn: Session, job: JobInfo) -> int:
+        queue = ssn.queues.get(job.queue)
+        if queue is None or not queue.is_open():
+            logger.debug("proportion: queue {} is not open, reject job {}", job.queue, job.uid)
+            return REJECT
+        attr = self.queue_opts.get(job.queue)
+        if attr is None:
+            return PERMIT
+        if not job.has_min_resources():
+            return PERMIT
+        min_req = job.min_resources()
+        total = min_req.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
+        fits, names = total.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
+        if fits:
+            return PERMIT
+        logger.debug("proportion: job {}: queue resource quota insufficient: {}", job.uid, ", ".join(names))
+        return REJECT
+
+    def _job_enqueued(self, job: JobInfo) -> None:
+        if not job.has_min_resources():
+            return
+        attr = self.queue_opts.get(job.queue)
+        if attr is None:
+            return
+        attr.inqueue.add(deduct_sch_gated_resources(job, job.min_resources()))
+
+    def _simulate_change(
+        self,
+        ssn: Session,
+        sign: int,
+        state: dict[str, Any],
+        task_to_schedule: TaskInfo,
+        task: TaskInfo,
+        node: NodeInfo,
+    ) -> Exception | None:
+        """Add (sign +1) or remove (-1) ``task`` in the simulated queue attributes of ``state``."""
+        found = state.get(STATE_KEY)
+        if not isinstance(found, ProportionState):
+            return RuntimeError(
+                f'failed to get capacity state: error reading "{STATE_KEY}" from cycleState: not found'
+            )
+        job = ssn.jobs.get(task.job)
+        if job is None:
+            return RuntimeError(
+                f"[proportion] job {task.job} not found in session (orphaned task from deleted PodGroup)"
+            )
+        attr = found.queue_attrs.get(job.queue)
+        if attr is None:
+            return RuntimeError(f"[proportion] queue {job.queue} not found")
+        if sign > 0:
+            attr.allocated.add(task.resreq)
+        else:
+            attr.allocated.sub(task.resreq)
+        attr.update_share()
+        return None
+
+    def _on_event(self, ssn: Session, event: Event, sign: int) -> None:
+        task = event.task
+        job = ssn.jobs.get(task.job)
+        if job is None:
+            logger.warning("proportion: skip event for task {}: its job is not in the session", task.key)
+            return
+        attr = self.queue_opts.get(job.queue)
+        if attr is None:
+            logger.warning("proportion: skip event for task {}: queue {} unknown", task.key, job.queue)
+            return
+        if sign > 0:
+            attr.allocated.add(task.resreq)
+        else:
+            attr.allocated.sub(task.resreq)
+        attr.update_share()
