@@ -207,6 +207,8 @@ def format_validation_error(source: str, error: ValidationError, prefix: str = "
             message = "unknown key"
         elif item["type"] == "missing":
             message = "required key is missing"
+        elif item["type"] == "value_error":
+            message = str(item["msg"]).removeprefix("Value error, ")
         else:
             message = item["msg"]
             if "input" in item and item["type"] not in ("model_type", "dict_type"):

@@ -86,6 +86,14 @@ class PendingTask:
 
 
 @dataclass
+class PodGroupEvent:
+    podgroup: str
+    event_type: str
+    reason: str
+    message: str
+
+
+@dataclass
 class CycleDecisions:
     cycle: int
     binds: list[Bind] = field(default_factory=list)
@@ -93,6 +101,7 @@ class CycleDecisions:
     pipelined: list[Placement] = field(default_factory=list)
     podgroups: list[PodGroupPhase] = field(default_factory=list)
     pending: list[PendingTask] = field(default_factory=list)
+    events: list[PodGroupEvent] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -105,7 +114,7 @@ class CycleDecisions:
         }
 
 
-def pending_reason(job: JobInfo, task: TaskInfo) -> str:
+def pending_reason(job: JobInfo, task: TaskInfo, events: list[PodGroupEvent] | None = None) -> str:
     """Why a task is still pending (``JobInfo.TaskSchedulingReason``).
 
     A task placed in a statement that was then discarded says where it could go once the gang is
@@ -127,6 +136,12 @@ def pending_reason(job: JobInfo, task: TaskInfo) -> str:
         return str(fit)
     if job.job_fit_errors:
         return job.job_fit_errors
+    mine = [event for event in events or () if event.podgroup == job.uid]
+    if job.is_pending():
+        detail = f": {mine[-1].reason}: {mine[-1].message}" if mine else ""
+        return f"PodGroup {job.uid} is {job.phase or 'Pending'}, not yet admitted to its queue{detail}"
+    if mine:
+        return f"{mine[-1].reason}: {mine[-1].message}"
     return "not placed in this cycle"
 
 
@@ -160,13 +175,19 @@ class DecisionRecorder:
         self.current.podgroups.append(PodGroupPhase(job.uid, new, old))
 
     @hookimpl
+    def fumarole_podgroup_event(self, session: Session, job: JobInfo, event_type: str, reason: str, message: str) -> None:
+        assert self.current is not None
+        self.current.events.append(PodGroupEvent(job.uid, event_type, reason, message))
+
+    @hookimpl
     def fumarole_session_closed(self, session: Session) -> None:
         assert self.current is not None
         for job in session.jobs.values():
             for task in job.tasks_with(TaskStatus.PIPELINED).values():
                 self.current.pipelined.append(Placement(task.key, task.node_name))
             for task in job.tasks_with(TaskStatus.PENDING).values():
-                self.current.pending.append(PendingTask(task.key, job.uid, pending_reason(job, task)))
+                reason = pending_reason(job, task, self.current.events)
+                self.current.pending.append(PendingTask(task.key, job.uid, reason))
         self.current.pipelined.sort(key=lambda p: p.pod)
         self.current.pending.sort(key=lambda p: p.pod)
         self.current.podgroups.sort(key=lambda p: p.podgroup)

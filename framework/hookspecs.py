@@ -52,6 +52,11 @@ def fumarole_podgroup_phase(session: Session, job: JobInfo, old: str, new: str) 
 
 
 @hookspec
+def fumarole_podgroup_event(session: Session, job: JobInfo, event_type: str, reason: str, message: str) -> None:
+    """A plugin or action recorded a Kubernetes-style event on a PodGroup (e.g. a refused enqueue)."""
+
+
+@hookspec
 def fumarole_session_closed(session: Session) -> None:
     """The session is closing: plugins' on_session_close and the job updater have run."""
 

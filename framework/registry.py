@@ -36,6 +36,14 @@ def _entry_point_names(group: str) -> set[str]:
     return {ep.name for ep in metadata.entry_points(group=group)}
 
 
+class _FreshNamedExtensionManager(NamedExtensionManager):  # type: ignore[misc]
+    """stevedore's loader, reading the entry points afresh instead of from its process and disk caches,
+    so entry points installed (or put on ``sys.path``) after a first load are found."""
+
+    def list_entry_points(self) -> list[metadata.EntryPoint]:
+        return list(metadata.entry_points(group=self.namespace))
+
+
 def _load_named(group: str, names: list[str]) -> dict[str, Any]:
     """Import the named entry points of a group, in order; any failure raises RegistryError."""
     if not names:
@@ -50,7 +58,7 @@ def _load_named(group: str, names: list[str]) -> dict[str, Any]:
     def missing(absent: Any) -> None:
         raise RegistryError(f"{group}: no entry point named {', '.join(sorted(absent))}")
 
-    manager = NamedExtensionManager(
+    manager = _FreshNamedExtensionManager(
         namespace=group,
         names=names,
         name_order=True,

@@ -114,6 +114,7 @@ class Session(ExtensionPoints):
         self.pod_group_old_phase: dict[str, str] = {}
         self.dirty_jobs: set[str] = set()
         self.cycle_states: dict[str, dict[str, Any]] = {}
+        self.pod_group_events: list[tuple[str, str, str, str]] = []
         self.node_table = NodeTable([])
 
     # ------------------------------------------------------------------ open / close
@@ -486,6 +487,14 @@ class Session(ExtensionPoints):
                 conditions[index] = condition
                 return
         conditions.append(condition)
+
+    def record_pod_group_event(self, job: JobInfo, event_type: str, reason: str, message: str) -> None:
+        """Record an event on a job's PodGroup (``RecordPodGroupEvent``); observers see it as a hook."""
+        self.pod_group_events.append((job.uid, event_type, reason, message))
+        if self.hooks is not None:
+            self.hooks.fumarole_podgroup_event(
+                session=self, job=job, event_type=event_type, reason=reason, message=message
+            )
 
     def configuration(self, name: str) -> Arguments:
         """Arguments of the first ``configurations`` entry with this name (``GetArgOfActionFromConf``)."""

@@ -6,7 +6,8 @@ variable                    meaning                                            d
 FUMAROLE_SEED               seed of every random choice (ties between nodes)   0
 FUMAROLE_LOG_LEVEL          loguru level for the CLI (TRACE … CRITICAL)         WARNING
 FUMAROLE_CONF               scheduler conf used when ``--conf`` is not given   (none)
-FUMAROLE_SCHEDULER_NAMES    comma-separated schedulerNames this scheduler owns  volcano
+FUMAROLE_SCHEDULER_NAMES    comma-separated schedulerNames owned besides ""     (none)
+                            and "volcano"
 FUMAROLE_MIN_NODES_TO_FIND  Volcano's --minimum-feasible-nodes                  100
 FUMAROLE_MIN_PERCENTAGE_    Volcano's --minimum-percentage-nodes-to-find        5
 OF_NODES_TO_FIND
@@ -14,8 +15,8 @@ FUMAROLE_PERCENTAGE_OF_     Volcano's --percentage-nodes-to-find (<= 0:         
 NODES_TO_FIND               adaptive, 50 - nodes/125)
 ==========================  =================================================  ===========
 
-Pods whose ``spec.schedulerName`` is empty or one of the names are scheduled; other pods only
-occupy the resources of the node they run on.
+Pods whose ``spec.schedulerName`` is empty, ``volcano`` or one of the names are scheduled; other
+pods only occupy the resources of the node they run on.
 """
 
 from __future__ import annotations
@@ -39,9 +40,7 @@ class Settings(BaseSettings):
     seed: int = 0
     log_level: Literal["TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
     conf: Path | None = None
-    scheduler_names: Annotated[list[str], NoDecode, BeforeValidator(_split_names)] = Field(
-        default_factory=lambda: ["volcano"]
-    )
+    scheduler_names: Annotated[list[str], NoDecode, BeforeValidator(_split_names)] = Field(default_factory=list)
     min_nodes_to_find: int = Field(100, ge=0)
     min_percentage_of_nodes_to_find: int = Field(5, ge=0, le=100)
     percentage_of_nodes_to_find: int = Field(0, le=100)
@@ -57,4 +56,4 @@ class Settings(BaseSettings):
 
     def owns(self, scheduler_name: str) -> bool:
         """Whether a pod with this ``spec.schedulerName`` is ours to schedule."""
-        return scheduler_name == "" or scheduler_name in self.scheduler_names
+        return scheduler_name in ("", "volcano") or scheduler_name in self.scheduler_names

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from loguru import logger
+from pydantic import ValidationError
 
 from fumarole.framework.cache import ClusterCache, SnapshotError, apply_decisions
 from fumarole.framework.cache.codec import LoadedFile, read_file
@@ -88,8 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = Settings()
-    except Exception as exc:  # pydantic-settings validation of FUMAROLE_* variables
-        print(f"fumarole: invalid FUMAROLE_* setting: {exc}", file=sys.stderr)
+    except ValidationError as exc:  # pydantic-settings validation of FUMAROLE_* variables
+        problems = "; ".join(
+            f"FUMAROLE_{str(error['loc'][0]).upper()}: {error['msg']} (got {error.get('input')!r})"
+            for error in exc.errors()
+        )
+        print(f"fumarole: invalid setting: {problems}", file=sys.stderr)
         return EXIT_BAD_INPUT
     _configure_logging(settings)
     try:

@@ -19,7 +19,9 @@ Extension points (flag):
   ``volcano.sh/hierarchy-weights`` (``1/2/3``; weights below 1 count as 1). Each inner node's
   allocation is its children's allocations rescaled to the smallest dominant share among its
   non-saturated children (saturated children count as they are); a leaf is saturated when it got
-  all it asked for on some dimension or asks for a dimension the cluster has run out of. Then
+  all it asked for on some dimension or asks for a dimension the cluster has run out of (as
+  upstream this looks at every dimension the leaf holds, so when nodes do not declare ``pods`` every
+  leaf holding a task is saturated). Then
 
   - ``queue_order`` (``enableQueueOrder``): walk both queues' paths from the root; at the first
     level where they differ, a non-saturated node beats a saturated one, else the lower
@@ -32,7 +34,8 @@ Deliberate differences from Volcano (where Volcano would crash on a nil pointer 
 
 * a queue that has no node in the hdrf tree yet (no job seen) makes ``queue_order`` answer 0;
 * a hierarchy with fewer weights than levels uses weight 1 for the missing levels;
-* a job without attributes orders with share 0.
+* a job without attributes orders with share 0;
+* a job whose queue is not in the session is left out of the tree.
 The plugin keeps its attributes after ``on_session_close`` (Volcano drops them); nothing reads
 them once the session is closed, except observers reporting shares.
 """

@@ -88,7 +88,9 @@ def job_fit_error(job: JobInfo) -> str:
     counts["minAvailable"] = job.min_available
     head = POD_GROUP_READY if job.is_ready() else POD_GROUP_NOT_READY
     message = f"{head}, {_histogram(counts)}"
-    pending: Counter[str] = Counter(task_scheduling_reason(task) for task in job.tasks_with(TaskStatus.PENDING).values())
+    pending: Counter[str] = Counter(
+        task_scheduling_reason(task) for task in job.tasks_with(TaskStatus.PENDING).values()
+    )
     if pending:
         message += f"; {TaskStatus.PENDING}: {_histogram(pending)}"
     if job.job_fit_errors:
@@ -145,7 +147,9 @@ class GangPlugin:
                 return ValidateResult(False, "", f"Failed to convert <{obj}> to *JobInfo")
             if not obj.check_task_valid():
                 return ValidateResult(
-                    False, NOT_ENOUGH_PODS_OF_TASK_REASON, "Not enough valid pods of each task for gang-scheduling"
+                    False,
+                    NOT_ENOUGH_PODS_OF_TASK_REASON,
+                    "Not enough valid pods of each task for gang-scheduling",
                 )
             if not obj.check_sub_job_valid():
                 return ValidateResult(

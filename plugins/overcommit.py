@@ -34,13 +34,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from loguru import logger
-from pydantic import BaseModel, ConfigDict, Field, StrictFloat
-
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING, JobInfo
 from fumarole.framework.api.resource import CPU, MEMORY, PODS, Resource, is_scalar_resource_name
 from fumarole.framework.api.types import PERMIT, REJECT
 from fumarole.framework.interface import Arguments
+from loguru import logger
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
 if TYPE_CHECKING:
     from fumarole.framework.api.task_info import TaskInfo
@@ -55,9 +54,9 @@ QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
 class OvercommitArguments(BaseModel):
     """The arguments the conf may give ``overcommit``."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")
 
-    overcommit_factor: StrictFloat = Field(DEFAULT_OVERCOMMIT_FACTOR, alias=OVERCOMMIT_FACTOR)
+    overcommit_factor: StrictFloat = Field(DEFAULT_OVERCOMMIT_FACTOR, alias="overcommit-factor")
 
 
 def format_resource_names(prefix: str, verb: str, names: list[str]) -> str:

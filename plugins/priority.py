@@ -27,10 +27,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from loguru import logger
-
 from fumarole.framework.api.types import PERMIT, EvictionContext, EvictionKind
 from fumarole.framework.interface import Arguments
+from loguru import logger
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -73,7 +72,9 @@ class PriorityPlugin:
         def preemptable(preemptor: TaskInfo, preemptees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
             preemptor_job = jobs.get(preemptor.job)
             if preemptor_job is None:
-                logger.warning("[priority] preemptor job <{}> not found in session, no victims", preemptor.job)
+                logger.warning(
+                    "[priority] preemptor job <{}> not found in session, no victims", preemptor.job
+                )
                 return [], PERMIT
             victims: list[TaskInfo] = []
             for preemptee in preemptees:

@@ -31,11 +31,14 @@ Extension points (flag):
   ``enabledAllocatable``) and ``simulate_allocatable`` (``enabledAllocatable``) read and update;
 * event handlers: allocate/pipeline add the task's request to its queue, evict/undo subtract it.
 
-Differences from Volcano: no metrics and no Kubernetes event when a job is refused for lack of
-quota (fumarole has neither); a queue without attributes (no job) answers share 0 in
-``queue_order``, False in ``overused``/``allocatable`` and Permit in ``job_enqueueable`` instead of
-crashing; the attributes stay readable after ``on_session_close``. A queue whose state is empty
-counts as Open (``QueueInfo.is_open``).
+Differences from Volcano: no metrics; a job refused for lack of quota is logged ("queue resource
+quota insufficient: insufficient cpu") instead of recorded as a Kubernetes event (the session has
+no event recorder); a queue without attributes (no job) answers share 0 in ``queue_order``, False
+in ``overused``/``allocatable``/``preemptive`` and Permit in ``job_enqueueable`` where Volcano would
+dereference nil; a job whose queue is missing is skipped; the attributes stay readable after
+``on_session_close``. A queue whose state is empty counts as Open (``QueueInfo.is_open``);
+Volcano requires the state ``Open``. No scalar resource is ignored as a shared device in
+``inqueue`` (fumarole has no device-share plugins).
 """
 
 from __future__ import annotations
@@ -437,8 +440,13 @@ class ProportionPlugin:
         future_used = attr.allocated.clone().add(total)
         allocatable, _ = future_used.less_equal_with_dimension_and_resources_name(attr.deserved, total)
         if not allocatable:
-            logger.debug("proportion: queue {}: deserved <{}>, allocated <{}>, request <{}>",
-                         queue.name, attr.deserved, attr.allocated, total)
+            logger.debug(
+                "proportion: queue {}: deserved <{}>, allocated <{}>, request <{}>",
+                queue.name,
+                attr.deserved,
+                attr.allocated,
+                total,
+            )
         return allocatable
 
     def _simulate_allocatable(self, state: dict[str, Any], queue: QueueInfo, candidate: TaskInfo) -> bool:
@@ -475,7 +483,10 @@ class ProportionPlugin:
         fits, names = total.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
         if fits:
             return PERMIT
-        logger.debug("proportion: job {}: queue resource quota insufficient: {}", job.uid, ", ".join(names))
+        message = "queue resource quota insufficient"
+        if names:
+            message += ": " + ", ".join(f"insufficient {name}" for name in names)
+        logger.info("reject job <{}> to be inqueue: {}", job.uid, message)
         return REJECT
 
     def _job_enqueued(self, job: JobInfo) -> None:

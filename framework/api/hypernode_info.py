@@ -144,7 +144,7 @@ def build_topology(hypernodes: Iterable[HyperNode], nodes: Sequence[Node]) -> Hy
                 raise HyperNodeError(name, f"spec.members: member HyperNode {child!r} does not exist")
             info = topo.infos[child]
             if info.parent and info.parent != name:
-                raise HyperNodeError(child, f"has two parents: {info.parent} and {name}")
+                raise HyperNodeError(child, f"spec.members: has two parents: {info.parent} and {name}")
             info.parent = name
             topo.infos[name].children.add(child)
     # Cycles: walk up from every hypernode.
@@ -154,14 +154,16 @@ def build_topology(hypernodes: Iterable[HyperNode], nodes: Sequence[Node]) -> Hy
         while current:
             if current in seen:
                 cycle = " -> ".join([*seen[seen.index(current) :], current])
-                raise HyperNodeError(name, f"cyclic membership: {cycle}")
+                raise HyperNodeError(name, f"spec.members: cyclic membership: {cycle}")
             seen.append(current)
             current = topo.infos[current].parent
     for name, info in topo.infos.items():
         for child in info.children:
             if topo.infos[child].tier >= info.tier:
                 raise HyperNodeError(
-                    name, f"member {child} has tier {topo.infos[child].tier}, not below this hypernode's tier {info.tier}"
+                    name,
+                    f"spec.members: member {child} has tier {topo.infos[child].tier}, "
+                    f"not below this hypernode's tier {info.tier}",
                 )
     # Real nodes, leaves first.
     known_nodes = {node.metadata.name for node in nodes}
@@ -183,7 +185,8 @@ def build_topology(hypernodes: Iterable[HyperNode], nodes: Sequence[Node]) -> Hy
             for node in _node_members(objects[name], nodes):
                 if node in owner and owner[node] != name:
                     raise HyperNodeError(
-                        name, f"node {node} is also a member of HyperNode {owner[node]} in the same tier {tier}"
+                        name,
+                        f"spec.members: node {node} is also a member of HyperNode {owner[node]} in the same tier {tier}",
                     )
                 owner[node] = name
     return topo

@@ -11,7 +11,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.cache.codec import (
     DELETE_ANNOTATION,
@@ -44,7 +43,9 @@ def test_reads_a_node_dump_of_the_fgd_simulator() -> None:
     assert node.metadata.labels["alibabacloud.com/gpu-card-model"] == "V100"
     assert node.status.allocatable["cpu"] == "64"
     assert node.allocatable_resource() == Resource(
-        64_000, 256_000 * MI, {"alibabacloud.com/gpu-count": 2_000, "alibabacloud.com/gpu-milli": 2_000_000, "pods": 110}
+        64_000,
+        256_000 * MI,
+        {"alibabacloud.com/gpu-count": 2_000, "alibabacloud.com/gpu-milli": 2_000_000, "pods": 110},
     )
     assert node.allocatable_resource().max_task_num == 110
     assert node.is_ready()
@@ -78,7 +79,12 @@ def test_reads_volcano_podgroup_queue_and_priorityclass_artifacts() -> None:
 
     pc = _only(MANIFESTS / "priorityclass-high.yaml")
     assert isinstance(pc, PriorityClass)
-    assert (pc.key, pc.value, pc.global_default, pc.api_version) == ("high-pri", 1000, False, "scheduling.k8s.io/v1beta1")
+    assert (pc.key, pc.value, pc.global_default, pc.api_version) == (
+        "high-pri",
+        1000,
+        False,
+        "scheduling.k8s.io/v1beta1",
+    )
 
 
 def test_reads_a_multi_document_hypernode_file_in_document_order() -> None:
@@ -92,11 +98,15 @@ def test_reads_a_multi_document_hypernode_file_in_document_order() -> None:
     selector = rack0.spec.members[0].selector.label_match
     assert selector is not None
     assert selector.match_labels == {"type": "kwok", "topology-rack": "rack-0"}
-    assert [(m.type, m.selector.exact_match.name if m.selector.exact_match else None) for m in spine0.spec.members] == [
+    assert [
+        (m.type, m.selector.exact_match.name if m.selector.exact_match else None) for m in spine0.spec.members
+    ] == [
         ("HyperNode", "rack-0"),
         ("HyperNode", "rack-1"),
     ]
-    assert {document.source for document in loaded.documents} == {str(MANIFESTS / "hypernode-spine-of-racks.yaml")}
+    assert {document.source for document in loaded.documents} == {
+        str(MANIFESTS / "hypernode-spine-of-racks.yaml")
+    }
     assert loaded.ignored == Counter()
 
 
@@ -104,7 +114,9 @@ def test_reads_a_multi_document_hypernode_file_in_document_order() -> None:
     ("manifest", "ignored"),
     [
         pytest.param("vcjob-basic.yaml", {"Job": 1}, id="volcano-job"),
-        pytest.param("fgd-test-scheduler-config.yaml", {"KubeSchedulerConfiguration": 1}, id="kube-scheduler-conf"),
+        pytest.param(
+            "fgd-test-scheduler-config.yaml", {"KubeSchedulerConfiguration": 1}, id="kube-scheduler-conf"
+        ),
     ],
 )
 def test_other_kinds_are_ignored_and_counted(manifest: str, ignored: dict[str, int]) -> None:
@@ -289,7 +301,7 @@ spec:
         ),
         pytest.param(
             "apiVersion: v1\nkind: Node\nmetadata: {name: ''}\n",
-            "snap.yaml: Node <unnamed>: metadata.name: Value error, must not be empty (got '')",
+            "snap.yaml: Node <unnamed>: metadata.name: must not be empty",
             id="empty-name",
         ),
         pytest.param(
@@ -304,13 +316,14 @@ spec:
         ),
         pytest.param(
             POD_BAD_CPU,
-            "snap.yaml: Pod ns/p1: spec.containers[0].resources.requests.cpu: Value error, invalid quantity "
-            "'abc' (got 'abc')",
+            "snap.yaml: Pod ns/p1: spec.containers[0].resources.requests.cpu: invalid quantity "
+            "'abc'",
             id="bad-pod-quantity",
         ),
         pytest.param(
-            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nstatus:\n  allocatable: {cpu: '4', memory: 1Qi}\n",
-            "snap.yaml: Node n1: status.allocatable.memory: Value error, invalid quantity '1Qi' (got '1Qi')",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+            "status:\n  allocatable: {cpu: '4', memory: 1Qi}\n",
+            "snap.yaml: Node n1: status.allocatable.memory: invalid quantity '1Qi'",
             id="bad-node-quantity",
         ),
         pytest.param(

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from fumarole.framework.api.job_info import JobInfo
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.task_info import TaskInfo
@@ -107,7 +106,9 @@ def test_evictable(
         pytest.param({}, None, None, id="flags-off-not-consulted"),
     ],
 )
-def test_flags(flags: dict[str, bool], expected_preempt: list[str] | None, expected_reclaim: list[str] | None) -> None:
+def test_flags(
+    flags: dict[str, bool], expected_preempt: list[str] | None, expected_reclaim: list[str] | None
+) -> None:
     ssn = open_session(**flags)
     tasks = [candidate("kube-system", "system"), candidate("ns", "plain")]
     preempt = evict_preempt(ssn, tasks)

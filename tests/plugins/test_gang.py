@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from fumarole.framework.api.fit_errors import NODE_RESOURCE_FIT_FAILED, Code, FitError, FitErrors
 from fumarole.framework.api.job_info import JobInfo
 from fumarole.framework.api.resource import Resource
@@ -60,7 +59,9 @@ def sub_group_pod(name: str, sub_group: str, phase: str = "Running") -> Any:
 
 
 def policy(size: int, min_sub_groups: int) -> list[dict[str, Any]]:
-    return [{"name": "role", "matchLabelKeys": ["group"], "subGroupSize": size, "minSubGroups": min_sub_groups}]
+    return [
+        {"name": "role", "matchLabelKeys": ["group"], "subGroupSize": size, "minSubGroups": min_sub_groups}
+    ]
 
 
 def task(ssn: Session, name: str) -> TaskInfo:
@@ -81,27 +82,35 @@ def names(tasks: list[TaskInfo] | None) -> list[str] | None:
     return None if tasks is None else [t.name for t in tasks]
 
 
-# ---------------------------------------------------------------------------------------------- job_valid
+# -------------------- job_valid
 @pytest.mark.parametrize(
     ("pod_group", "pods", "expected"),
     [
-        pytest.param(build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1", "Pending")], None, id="valid"),
+        pytest.param(
+            build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1", "Pending")], None, id="valid"
+        ),
         pytest.param(
             build_pod_group("ns", "pg", min_member=3),
             [pod("p0"), pod("p1", "Pending")],
-            ValidateResult(False, "NotEnoughTasks", "Not enough valid tasks for gang-scheduling, valid: 2, min: 3"),
+            ValidateResult(
+                False, "NotEnoughTasks", "Not enough valid tasks for gang-scheduling, valid: 2, min: 3"
+            ),
             id="not-enough-valid-tasks",
         ),
         pytest.param(
             build_pod_group("ns", "pg", min_member=2),
             [pod("p0"), pod("p1", "Failed")],
-            ValidateResult(False, "NotEnoughTasks", "Not enough valid tasks for gang-scheduling, valid: 1, min: 2"),
+            ValidateResult(
+                False, "NotEnoughTasks", "Not enough valid tasks for gang-scheduling, valid: 1, min: 2"
+            ),
             id="failed-tasks-are-not-valid",
         ),
         pytest.param(
             build_pod_group("ns", "pg", min_member=2, min_task_member={"ps": 1, "worker": 1}),
             [role_pod("ps-0", "ps"), role_pod("ps-1", "ps")],
-            ValidateResult(False, "NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling"),
+            ValidateResult(
+                False, "NotEnoughPodsOfTask", "Not enough valid pods of each task for gang-scheduling"
+            ),
             id="role-below-min-task-member",
         ),
         pytest.param(
@@ -128,10 +137,12 @@ def test_job_valid(pod_group: Any, pods: list[Any], expected: ValidateResult | N
 
 def test_job_valid_rejects_non_jobs() -> None:
     ssn = open_session([])
-    assert ssn.job_valid("not-a-job") == ValidateResult(False, "", "Failed to convert <not-a-job> to *JobInfo")
+    assert ssn.job_valid("not-a-job") == ValidateResult(
+        False, "", "Failed to convert <not-a-job> to *JobInfo"
+    )
 
 
-# ---------------------------------------------------------------------------------------------- evictable
+# -------------------- evictable
 def eviction_objects() -> list[Any]:
     return [
         build_pod_group("ns", "a", min_member=2),
@@ -156,8 +167,10 @@ EVICTION_CASES = [
 
 @pytest.mark.parametrize(
     ("point", "flag"),
-    [pytest.param("preemptable", "enabled_preemptable", id="preemptable"),
-     pytest.param("reclaimable", "enabled_reclaimable", id="reclaimable")],
+    [
+        pytest.param("preemptable", "enabled_preemptable", id="preemptable"),
+        pytest.param("reclaimable", "enabled_reclaimable", id="reclaimable"),
+    ],
 )
 @pytest.mark.parametrize(("candidates", "expected"), EVICTION_CASES)
 def test_evictable(point: str, flag: str, candidates: list[str], expected: list[str] | None) -> None:
@@ -193,7 +206,11 @@ def test_evictable_flags(
 
 
 @pytest.mark.parametrize(
-    "kind", [pytest.param(EvictionKind.GANG_PREEMPT, id="gang-preempt"), pytest.param(EvictionKind.GANG_RECLAIM, id="gang-reclaim")]
+    "kind",
+    [
+        pytest.param(EvictionKind.GANG_PREEMPT, id="gang-preempt"),
+        pytest.param(EvictionKind.GANG_RECLAIM, id="gang-reclaim"),
+    ],
 )
 def test_unified_evictable_permits_all(kind: EvictionKind) -> None:
     ssn = open_session(eviction_objects())
@@ -207,7 +224,7 @@ def test_unified_evictable_permits_all(kind: EvictionKind) -> None:
     ]
 
 
-# ---------------------------------------------------------------------------------------------- orders
+# -------------------- orders
 def order_objects() -> list[Any]:
     return [
         build_pod_group("ns", "ready", min_member=1),
@@ -264,11 +281,17 @@ def test_sub_job_order(left_ready: bool, right_ready: bool, expected: bool) -> N
     assert ssn.sub_job_order_fn(left, right) is expected
 
 
-# ---------------------------------------------------------------------------------------------- ready / pipelined
+# -------------------- ready / pipelined
 READY_CASES = [
-    pytest.param(build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1")], [], True, id="all-running"),
     pytest.param(
-        build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1", "Pending")], [], False, id="one-pending"
+        build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1")], [], True, id="all-running"
+    ),
+    pytest.param(
+        build_pod_group("ns", "pg", min_member=2),
+        [pod("p0"), pod("p1", "Pending")],
+        [],
+        False,
+        id="one-pending",
     ),
     pytest.param(
         build_pod_group("ns", "pg", min_member=2),
@@ -322,7 +345,10 @@ def test_job_ready_flag_off_not_consulted() -> None:
 
 @pytest.mark.parametrize(
     ("flag", "expected"),
-    [pytest.param(True, {"a": True, "b": False}, id="enabled"), pytest.param(False, {"a": True, "b": True}, id="off")],
+    [
+        pytest.param(True, {"a": True, "b": False}, id="enabled"),
+        pytest.param(False, {"a": True, "b": True}, id="off"),
+    ],
 )
 def test_sub_job_ready(flag: bool, expected: dict[str, bool]) -> None:
     ssn = open_session(
@@ -336,15 +362,27 @@ def test_sub_job_ready(flag: bool, expected: dict[str, bool]) -> None:
         enabled_sub_job_ready=flag,
     )
     job = ssn.jobs["ns/pg"]
-    got = {sub.uid.rsplit("-", 1)[-1]: ssn.sub_job_ready(job, sub) for sub in job.sub_jobs.values() if sub.tasks}
+    got = {
+        sub.uid.rsplit("-", 1)[-1]: ssn.sub_job_ready(job, sub) for sub in job.sub_jobs.values() if sub.tasks
+    }
     assert got == expected
 
 
 PIPELINED_CASES = [
-    pytest.param(build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1", "Pending")], ["p1"], True,
-                 id="pipelined-counts"),
-    pytest.param(build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1", "Pending")], [], False,
-                 id="pending-rejects"),
+    pytest.param(
+        build_pod_group("ns", "pg", min_member=2),
+        [pod("p0"), pod("p1", "Pending")],
+        ["p1"],
+        True,
+        id="pipelined-counts",
+    ),
+    pytest.param(
+        build_pod_group("ns", "pg", min_member=2),
+        [pod("p0"), pod("p1", "Pending")],
+        [],
+        False,
+        id="pending-rejects",
+    ),
     pytest.param(
         build_pod_group("ns", "pg", min_member=2, min_task_member={"ps": 1, "worker": 1}),
         [role_pod("ps-0", "ps"), role_pod("ps-1", "ps"), role_pod("worker-0", "worker", "Pending")],
@@ -383,7 +421,10 @@ def test_job_pipelined_flag_off_not_consulted() -> None:
 
 @pytest.mark.parametrize(
     ("flag", "expected"),
-    [pytest.param(True, {"a": True, "b": False}, id="enabled"), pytest.param(False, {"a": True, "b": True}, id="off")],
+    [
+        pytest.param(True, {"a": True, "b": False}, id="enabled"),
+        pytest.param(False, {"a": True, "b": True}, id="off"),
+    ],
 )
 def test_sub_job_pipelined(flag: bool, expected: dict[str, bool]) -> None:
     ssn = open_session(
@@ -398,20 +439,39 @@ def test_sub_job_pipelined(flag: bool, expected: dict[str, bool]) -> None:
     )
     to_status(ssn, TaskStatus.PIPELINED, "a-1")
     job = ssn.jobs["ns/pg"]
-    got = {sub.uid.rsplit("-", 1)[-1]: ssn.sub_job_pipelined(job, sub) for sub in job.sub_jobs.values() if sub.tasks}
+    got = {
+        sub.uid.rsplit("-", 1)[-1]: ssn.sub_job_pipelined(job, sub)
+        for sub in job.sub_jobs.values()
+        if sub.tasks
+    }
     assert got == expected
 
 
-# ---------------------------------------------------------------------------------------------- starving
+# -------------------- starving
 @pytest.mark.parametrize(
     ("pod_group", "pods", "pipelined", "expected"),
     [
-        pytest.param(build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1", "Pending")], [], True,
-                     id="below-min"),
-        pytest.param(build_pod_group("ns", "pg", min_member=2), [pod("p0"), pod("p1", "Pending")], ["p1"], False,
-                     id="pipelined-counts"),
-        pytest.param(build_pod_group("ns", "pg", min_member=1), [pod("p0"), pod("p1", "Pending")], [], False,
-                     id="min-reached-with-pending-left"),
+        pytest.param(
+            build_pod_group("ns", "pg", min_member=2),
+            [pod("p0"), pod("p1", "Pending")],
+            [],
+            True,
+            id="below-min",
+        ),
+        pytest.param(
+            build_pod_group("ns", "pg", min_member=2),
+            [pod("p0"), pod("p1", "Pending")],
+            ["p1"],
+            False,
+            id="pipelined-counts",
+        ),
+        pytest.param(
+            build_pod_group("ns", "pg", min_member=1),
+            [pod("p0"), pod("p1", "Pending")],
+            [],
+            False,
+            id="min-reached-with-pending-left",
+        ),
         pytest.param(
             build_pod_group("ns", "pg", min_member=2, min_task_member={"ps": 1, "worker": 1}),
             [role_pod("ps-0", "ps"), role_pod("ps-1", "ps"), role_pod("worker-0", "worker", "Pending")],
@@ -432,7 +492,7 @@ def test_job_starving_flag_off_not_consulted() -> None:
     assert ssn.job_starving(ssn.jobs["ns/pg"]) is False
 
 
-# ---------------------------------------------------------------------------------------------- session close
+# -------------------- session close
 def fit_errors_on_p1(ssn: Session) -> None:
     job = ssn.jobs["ns/pg"]
     p1 = task(ssn, "p1")
@@ -469,67 +529,97 @@ CLOSE_CASES = [
         2,
         [pod("p0"), pod("p1", "Pending")],
         nothing,
-        ("Unschedulable", "NotEnoughResources", f"1/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; "
-         "Pending: 1 Unschedulable"),
+        (
+            "Unschedulable",
+            "NotEnoughResources",
+            f"1/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; Pending: 1 Unschedulable",
+        ),
         id="one-pending",
     ),
     pytest.param(
         3,
         [pod("p0"), pod("p1", "Pending")],
         nothing,
-        ("Unschedulable", "NotEnoughResources", f"2/2 {NOT_READY}, 1 Pending, 1 Running, 3 minAvailable; "
-         "Pending: 1 Unschedulable"),
+        (
+            "Unschedulable",
+            "NotEnoughResources",
+            f"2/2 {NOT_READY}, 1 Pending, 1 Running, 3 minAvailable; Pending: 1 Unschedulable",
+        ),
         id="min-above-task-count",
     ),
     pytest.param(
         2,
         [pod("p0"), pod("p1", "Pending")],
         fit_errors_on_p1,
-        ("Unschedulable", "NotEnoughResources", f"1/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; "
-         "Pending: 1 Unschedulable. Origin reason is p1: 0/2 nodes are unavailable: 2 node(s) resource fit failed."),
+        (
+            "Unschedulable",
+            "NotEnoughResources",
+            f"1/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; "
+            "Pending: 1 Unschedulable. Origin reason is p1: "
+            "0/2 nodes are unavailable: 2 node(s) resource fit failed.",
+        ),
         id="node-fit-errors-are-the-origin",
     ),
     pytest.param(
         2,
         [pod("p0"), pod("p1", "Pending")],
         job_fit_errors,
-        ("Unschedulable", "NotEnoughResources", f"1/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; "
-         "Pending: 1 Unschedulable. Origin reason is: queue default is overused"),
+        (
+            "Unschedulable",
+            "NotEnoughResources",
+            f"1/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; "
+            "Pending: 1 Unschedulable. Origin reason is: queue default is overused",
+        ),
         id="job-fit-errors-win",
     ),
     pytest.param(
         2,
         [pod("p0"), pod("p1", "Pending")],
         allocate_then_discard_p1,
-        ("Unschedulable", "NotEnoughResources", f"0/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; "
-         "Pending: 1 Schedulable"),
+        (
+            "Unschedulable",
+            "NotEnoughResources",
+            f"0/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; Pending: 1 Schedulable",
+        ),
         id="allocated-then-discarded-counts-as-schedulable",
     ),
     pytest.param(
         2,
         [pod("p0"), pod("p1", "Pending")],
         pipeline_then_discard_p1,
-        ("Unschedulable", "NotEnoughResources", f"1/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; "
-         "Pending: 1 Unschedulable"),
+        (
+            "Unschedulable",
+            "NotEnoughResources",
+            f"1/2 {NOT_READY}, 1 Pending, 1 Running, 2 minAvailable; Pending: 1 Unschedulable",
+        ),
         id="pipelined-then-discarded-is-unschedulable",
     ),
     pytest.param(
         3,
         [pod("p0"), pod("p1", "Succeeded"), pod("p2", "Failed"), pod("p3", "Pending"), pod("p4", "Pending")],
         nothing,
-        ("Unschedulable", "NotEnoughResources", f"1/5 {NOT_READY}, 1 Failed, 1 Running, 1 Succeeded, 2 Pending, "
-         "3 minAvailable; Pending: 2 Unschedulable"),
+        (
+            "Unschedulable",
+            "NotEnoughResources",
+            f"1/5 {NOT_READY}, 1 Failed, 1 Running, 1 Succeeded, 2 Pending, "
+            "3 minAvailable; Pending: 2 Unschedulable",
+        ),
         id="status-histogram-sorted",
     ),
     pytest.param(
         2,
         [pod("p0"), pod("p1", deleting=True), pod("p2", "Pending")],
         nothing,
-        ("Unschedulable", "NotEnoughResources", f"1/3 {NOT_READY}, 1 Pending, 1 Releasing, 1 Running, "
-         "2 minAvailable; Pending: 1 Unschedulable"),
+        (
+            "Unschedulable",
+            "NotEnoughResources",
+            f"1/3 {NOT_READY}, 1 Pending, 1 Releasing, 1 Running, 2 minAvailable; Pending: 1 Unschedulable",
+        ),
         id="releasing-with-pending-replacement-still-unschedulable",
     ),
-    pytest.param(2, [pod("p0"), pod("p1", deleting=True)], nothing, None, id="releasing-fills-gang-no-condition"),
+    pytest.param(
+        2, [pod("p0"), pod("p1", deleting=True)], nothing, None, id="releasing-fills-gang-no-condition"
+    ),
     pytest.param(
         2,
         [pod("p0"), pod("p1")],
@@ -602,7 +692,10 @@ def go_task(uid: str, status: TaskStatus, node: str) -> TaskInfo:
     [
         pytest.param(
             2,
-            [go_task("running", TaskStatus.RUNNING, "node-1"), go_task("releasing", TaskStatus.RELEASING, "node-2")],
+            [
+                go_task("running", TaskStatus.RUNNING, "node-1"),
+                go_task("releasing", TaskStatus.RELEASING, "node-2"),
+            ],
             True,
             id="partial termination",
         ),
@@ -627,11 +720,17 @@ def go_task(uid: str, status: TaskStatus, node: str) -> TaskInfo:
             id="pipelined replacement still needs condition",
         ),
         pytest.param(
-            1, [go_task("releasing", TaskStatus.RELEASING, "")], False, id="never scheduled releasing task is not counted"
+            1,
+            [go_task("releasing", TaskStatus.RELEASING, "")],
+            False,
+            id="never scheduled releasing task is not counted",
         ),
         pytest.param(
             3,
-            [go_task("running", TaskStatus.RUNNING, "node-1"), go_task("releasing", TaskStatus.RELEASING, "node-2")],
+            [
+                go_task("running", TaskStatus.RUNNING, "node-1"),
+                go_task("releasing", TaskStatus.RELEASING, "node-2"),
+            ],
             False,
             id="scheduled tasks below minAvailable",
         ),
@@ -641,3 +740,29 @@ def test_should_skip_unschedulable_for_releasing(minimum: int, tasks: list[TaskI
     job = JobInfo("job-1", tasks)
     job.min_available = minimum
     assert should_skip_unschedulable_for_releasing(job) is expected
+
+
+def test_allocate_then_close_reports_the_gang_and_its_fit_errors() -> None:
+    """With the allocate action: two of three tasks fit, the job is not ready, nothing binds, and the
+    condition carries the allocate-time fit error of the task that did not fit."""
+    objects = [
+        build_node("n1", {"cpu": "2", "memory": "8Gi", "pods": "110"}),
+        build_queue("default"),
+        build_pod_group("ns", "pg", min_member=3),
+        *(build_pod("ns", f"p-{i}", group="pg", requests={"cpu": "1"}) for i in range(3)),
+    ]
+    conf = SchedulerConf(actions="allocate", tiers=[Tier(plugins=[PluginOption.all_enabled("gang")])])
+    h = Harness(objects, conf)
+    decisions = h.run(1)
+    assert decisions[0].binds == []
+    [condition] = h.cache.pod_groups["ns/pg"].status.conditions
+    assert (condition.type, condition.reason, condition.transition_id) == (
+        "Unschedulable",
+        "NotEnoughResources",
+        "session-1",
+    )
+    assert condition.message == (
+        "1/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable; "
+        "Pending: 1 Unschedulable, 2 Schedulable. Origin reason is p-2: 0/1 nodes are unavailable: "
+        "1 Insufficient cpu."
+    )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from fumarole.framework.api.job_info import JobInfo
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.sub_job_info import SubJobInfo
@@ -72,13 +71,19 @@ def two_jobs(pg1_class: str, pg2_class: str) -> list[Any]:
         build_pod_group("ns2", "pg2", queue="q1", priority_class=pg2_class),
         build_pod("ns1", "preemptee1", node="node1", phase="Running", group="pg1", requests={"cpu": "3"}),
         build_pod(
-            "ns1", "preemptee2", node="node1", phase="Running", group="pg1", requests={"cpu": "3"}, priority=1000
+            "ns1",
+            "preemptee2",
+            node="node1",
+            phase="Running",
+            group="pg1",
+            requests={"cpu": "3"},
+            priority=1000,
         ),
         build_pod("ns2", "preemptor1", group="pg2", requests={"cpu": "3"}),
     ]
 
 
-# ---------------------------------------------------------------------------------------------- orders
+# -------------------- orders
 @pytest.mark.parametrize(
     ("left", "right", "expected"),
     [
@@ -178,7 +183,7 @@ def test_sub_job_order_flag_off_not_consulted() -> None:
     assert ssn.sub_job_order_fn(first, second) is True
 
 
-# ---------------------------------------------------------------------------------------------- preemptable
+# -------------------- preemptable
 @pytest.mark.parametrize(
     ("pg1_class", "pg2_class", "preemptor", "preemptees", "expected"),
     [
@@ -268,7 +273,9 @@ def test_preemptable_flag(flags: dict[str, bool], expected: list[str] | None) ->
 
 def test_registers_no_reclaimable_pipelined_or_ready() -> None:
     conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption.all_enabled("priority")])])
-    ssn = Harness(two_jobs("low-priority", "high-priority"), conf, actions={"noop": NoopAction}).open_session()
+    ssn = Harness(
+        two_jobs("low-priority", "high-priority"), conf, actions={"noop": NoopAction}
+    ).open_session()
     assert not ssn.has_fns("reclaimable")
     assert not ssn.has_fns("job_pipelined")
     assert not ssn.has_fns("job_ready")
@@ -276,7 +283,7 @@ def test_registers_no_reclaimable_pipelined_or_ready() -> None:
     assert ssn.reclaimable(task(ssn, "preemptor1"), [task(ssn, "preemptee1")]) is None
 
 
-# ---------------------------------------------------------------------------------------------- unified evictable
+# -------------------- unified evictable
 def unified_objects() -> list[Any]:
     return [
         *PRIORITY_CLASSES,
@@ -292,7 +299,9 @@ def unified_objects() -> list[Any]:
 @pytest.mark.parametrize(
     ("kind", "job_priority", "expected"),
     [
-        pytest.param(EvictionKind.GANG_RECLAIM, 500, ["high-task", "low-task"], id="gang-reclaim-permits-all"),
+        pytest.param(
+            EvictionKind.GANG_RECLAIM, 500, ["high-task", "low-task"], id="gang-reclaim-permits-all"
+        ),
         pytest.param(EvictionKind.GANG_PREEMPT, 500, ["low-task"], id="gang-preempt-lower-job-only"),
         pytest.param(EvictionKind.GANG_PREEMPT, 100, None, id="gang-preempt-equal-priority-no-victim"),
         pytest.param(EvictionKind.GANG_PREEMPT, 5000, ["high-task", "low-task"], id="gang-preempt-highest"),
@@ -314,11 +323,13 @@ def test_unified_evictable_skips_candidates_of_unknown_jobs() -> None:
     evictor = JobInfo("reclaimer")
     evictor.priority = 5000
     orphan = TaskInfo("orphan", "orphan", "ns3", Resource(), job="ns3/gone")
-    victims = ssn.unified_evictable(EvictionContext(EvictionKind.GANG_PREEMPT, evictor), [orphan, task(ssn, "low-task")])
+    victims = ssn.unified_evictable(
+        EvictionContext(EvictionKind.GANG_PREEMPT, evictor), [orphan, task(ssn, "low-task")]
+    )
     assert names(victims) == ["low-task"]
 
 
-# ---------------------------------------------------------------------------------------------- starving
+# -------------------- starving
 @pytest.mark.parametrize(
     ("phases", "pipelined", "expected"),
     [
@@ -333,7 +344,9 @@ def test_job_starving(phases: list[str], pipelined: int, expected: bool) -> None
     objects: list[Any] = [NODE, build_queue("default"), build_pod_group("ns", "pg", min_member=1)]
     for index, phase in enumerate(phases):
         node = "" if phase == "Pending" else "node1"
-        objects.append(build_pod("ns", f"p{index}", group="pg", phase=phase, node=node, requests={"cpu": "1"}))
+        objects.append(
+            build_pod("ns", f"p{index}", group="pg", phase=phase, node=node, requests={"cpu": "1"})
+        )
     ssn = open_session(objects, enabled_job_starving=True)
     job = ssn.jobs["ns/pg"]
     for pending in list(job.tasks_with(TaskStatus.PENDING).values())[:pipelined]:

@@ -1,0 +1,389 @@
+"""``fumarole schedule`` end to end, in a subprocess, with the test distribution's plugin and action.
+
+``PYTHONPATH`` points at ``tests/fixtures/testplugins`` so its entry points (plugin ``firstfit``,
+action ``bindfirst``: each pending task on the first node it fits) are found; the working directory
+is a temporary copy of ``tests/fixtures/cli``, so messages name the files as given on the command line.
+
+The cluster (``cluster.yaml`` + ``workload.yaml``): nodes n1 (2 cpu) and n2 (4 cpu); job ns/pg1 with
+pods a-0, a-1 (2 cpu each, minMember 2) and job ns/pg2 with pod big (8 cpu, fits nowhere).
+``then-grow.yaml`` replaces n2 by a 12-cpu node; ``then-swap.yaml`` deletes a-1 and adds job
+ns/pg3 with pod c (4 cpu), which only fits in the room a-1 leaves on n2.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+TESTPLUGINS = FIXTURES / "testplugins"
+MANIFESTS = FIXTURES / "manifests"
+TEST_PLUGINS = {"broken", "firstfit", "trace-a", "trace-b", "trace-c"}
+
+BASE = ["--conf", "conf-firstfit.yaml", "--snapshot", "cluster.yaml", "--snapshot", "workload.yaml"]
+BIG_PENDING = {
+    "pod": "ns/big",
+    "podgroup": "ns/pg2",
+    "reason": "0/2 nodes are unavailable: 2 not enough idle resources.",
+}
+
+
+def _cycle(
+    number: int,
+    binds: list[tuple[str, str]],
+    podgroups: list[tuple[str, str]],
+    pending: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    return {
+        "cycle": number,
+        "binds": [{"pod": pod, "node": node} for pod, node in binds],
+        "evictions": [],
+        "pipelined": [],
+        "podgroups": [{"podgroup": pg, "phase": phase} for pg, phase in podgroups],
+        "pending": pending or [],
+    }
+
+
+CYCLE_1 = _cycle(
+    1, [("ns/a-0", "n1"), ("ns/a-1", "n2")], [("ns/pg1", "Pending"), ("ns/pg2", "Pending")], [BIG_PENDING]
+)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    for path in (FIXTURES / "cli").iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path
+
+
+def schedule(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("FUMAROLE_")}
+    environment.update(PYTHONPATH=str(TESTPLUGINS), COLUMNS="120")
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "fumarole", "schedule", *args],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def succeeded(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert (result.returncode, result.stderr) == (0, "")
+    parsed: dict[str, Any] = json.loads(result.stdout)
+    return parsed
+
+
+# ---------------------------------------------------------------------------------------- cycles
+def test_one_cycle_prints_the_exact_json(workdir: Path) -> None:
+    assert succeeded(schedule(workdir, *BASE)) == {"cycles": [CYCLE_1]}
+
+
+def test_json_is_the_default_format_when_not_a_terminal(workdir: Path) -> None:
+    explicit = schedule(workdir, *BASE, "--format", "json")
+    default = schedule(workdir, *BASE)
+    assert explicit.stdout == default.stdout
+    assert explicit.stdout.startswith('{\n  "cycles": [\n    {\n      "cycle": 1,\n')
+
+
+def test_binds_become_running_pods_before_the_next_cycle(workdir: Path) -> None:
+    output = succeeded(schedule(workdir, *BASE, "--cycles", "3"))
+    assert output == {
+        "cycles": [
+            CYCLE_1,
+            _cycle(2, [], [("ns/pg1", "Running"), ("ns/pg2", "Pending")], [BIG_PENDING]),
+            _cycle(3, [], [("ns/pg1", "Running"), ("ns/pg2", "Pending")], [BIG_PENDING]),
+        ]
+    }
+
+
+def test_changes_files_apply_after_each_cycle(workdir: Path) -> None:
+    output = succeeded(schedule(workdir, *BASE, "--then", "then-grow.yaml", "--then", "then-swap.yaml"))
+    # --cycles defaults to 1 + 2 files. A bind leaves its PodGroup's phase as it was (the task is only
+    # Binding); in cycle 3 pg1 has one running pod of minMember 2 left, so Volcano's rule makes it Pending.
+    assert output == {
+        "cycles": [
+            CYCLE_1,
+            _cycle(2, [("ns/big", "n2")], [("ns/pg1", "Running"), ("ns/pg2", "Pending")]),
+            _cycle(
+                3, [("ns/c", "n2")], [("ns/pg1", "Pending"), ("ns/pg2", "Running"), ("ns/pg3", "Pending")]
+            ),
+        ]
+    }
+
+
+def test_more_cycles_than_changes_files(workdir: Path) -> None:
+    output = succeeded(schedule(workdir, *BASE, "--then", "then-grow.yaml", "--cycles", "3"))
+    assert [cycle["binds"] for cycle in output["cycles"]] == [
+        [{"pod": "ns/a-0", "node": "n1"}, {"pod": "ns/a-1", "node": "n2"}],
+        [{"pod": "ns/big", "node": "n2"}],
+        [],
+    ]
+    assert output["cycles"][2]["podgroups"] == [
+        {"podgroup": "ns/pg1", "phase": "Running"},
+        {"podgroup": "ns/pg2", "phase": "Running"},
+    ]
+
+
+def test_an_empty_changes_file_is_valid(workdir: Path) -> None:
+    (workdir / "nothing.yaml").write_text("# no change this time\n")
+    output = succeeded(schedule(workdir, *BASE, "--then", "nothing.yaml"))
+    assert output == succeeded(schedule(workdir, *BASE, "--cycles", "2"))
+    assert len(output["cycles"]) == 2
+
+
+def test_reference_manifests_end_to_end(tmp_path: Path) -> None:
+    for name in ("fgd-pai-node-00.yaml", "queue-default.yaml", "podgroup.yaml", "vcjob-basic.yaml"):
+        shutil.copy(MANIFESTS / name, tmp_path / name)
+    shutil.copy(FIXTURES / "cli" / "conf-firstfit.yaml", tmp_path / "conf.yaml")
+    (tmp_path / "pods.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-0\n  namespace: default\n"
+        "  annotations: {scheduling.k8s.io/group-name: test-pg}\n"
+        "spec:\n  schedulerName: volcano\n  containers:\n  - name: nginx\n    image: nginx\n"
+        "    resources: {requests: {cpu: 500m, alibabacloud.com/gpu-count: '1'}}\n"
+    )
+    snapshots = [
+        "fgd-pai-node-00.yaml",
+        "queue-default.yaml",
+        "podgroup.yaml",
+        "vcjob-basic.yaml",
+        "pods.yaml",
+    ]
+    args = ["--conf", "conf.yaml", *[arg for name in snapshots for arg in ("--snapshot", name)]]
+    assert succeeded(schedule(tmp_path, *args, "--cycles", "2")) == {
+        "cycles": [
+            _cycle(1, [("default/web-0", "pai-node-00")], [("default/test-pg", "Pending")]),
+            _cycle(2, [], [("default/test-pg", "Running")]),
+        ]
+    }
+
+
+# ---------------------------------------------------------------------------------------- table output
+def test_table_format_prints_each_cycle(workdir: Path) -> None:
+    shutil.copy(MANIFESTS / "vcjob-basic.yaml", workdir / "vcjob.yaml")
+    (workdir / "extra.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lost\n  namespace: ns\n"
+        "  annotations: {scheduling.k8s.io/group-name: ghost}\n"
+    )
+    result = schedule(
+        workdir,
+        *BASE,
+        *(
+            "--snapshot",
+            "extra.yaml",
+            "--snapshot",
+            "vcjob.yaml",
+            "--then",
+            "then-grow.yaml",
+            "--format",
+            "table",
+        ),
+        env={"FUMAROLE_LOG_LEVEL": "ERROR"},
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    lines = [line.strip() for line in result.stdout.splitlines()]
+    rows = [" ".join(line.replace("│", " ").split()) for line in lines if line.startswith("│")]
+    assert any("cycle 1" in line for line in lines)
+    assert any("cycle 2" in line for line in lines)
+    assert lines.count("Binds") == 2
+    assert lines.count("PodGroups") == 2
+    assert lines.count("Pending, and why") == 1
+    assert rows == [
+        "ns/a-0 n1 bindfirst",
+        "ns/a-1 n2 bindfirst",
+        "ns/pg1 Pending",
+        "ns/pg2 Pending",
+        "ns/big 0/2 nodes are unavailable: 2 not enough idle resources.",
+        "ns/big n2 bindfirst",
+        "ns/pg1 Running",
+        "ns/pg2 Pending",
+    ]
+    assert "warnings:" in lines
+    assert "PodGroup ns/ghost not found: its pods (ns/lost) are left out" in lines
+    assert lines[-1] == "ignored objects of other kinds: 1 Job"
+
+
+# ---------------------------------------------------------------------------------------- settings
+def test_conf_from_the_environment(workdir: Path) -> None:
+    env = {"FUMAROLE_CONF": "conf-firstfit.yaml"}
+    assert succeeded(
+        schedule(workdir, "--snapshot", "cluster.yaml", "--snapshot", "workload.yaml", env=env)
+    ) == {"cycles": [CYCLE_1]}
+
+
+def test_log_level_from_the_environment(workdir: Path) -> None:
+    result = schedule(workdir, *BASE, env={"FUMAROLE_LOG_LEVEL": "INFO"})
+    assert result.returncode == 0
+    assert "INFO     cycle 1: 2 binds, 0 evictions, 0 pipelined" in result.stderr.splitlines()
+    assert json.loads(result.stdout) == {"cycles": [CYCLE_1]}
+
+
+def test_warnings_go_to_stderr(workdir: Path) -> None:
+    (workdir / "extra.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lost\n  namespace: ns\n"
+        "  annotations: {scheduling.k8s.io/group-name: ghost}\n"
+    )
+    result = schedule(workdir, *BASE, "--snapshot", "extra.yaml")
+    assert result.returncode == 0
+    assert result.stderr == "WARNING  PodGroup ns/ghost not found: its pods (ns/lost) are left out\n"
+    assert json.loads(result.stdout) == {"cycles": [CYCLE_1]}
+
+
+def test_an_invalid_setting_is_a_usage_error(workdir: Path) -> None:
+    result = schedule(workdir, *BASE, env={"FUMAROLE_LOG_LEVEL": "LOUD"})
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "fumarole: invalid setting: FUMAROLE_LOG_LEVEL: Input should be 'TRACE', 'DEBUG', 'INFO', 'SUCCESS', "
+        "'WARNING', 'ERROR' or 'CRITICAL' (got 'LOUD')\n"
+    )
+
+
+# ---------------------------------------------------------------------------------------- bad input
+def _known_plugins() -> str:
+    installed = {ep.name for ep in metadata.entry_points(group="fumarole.plugins")}
+    return ", ".join(sorted(installed | TEST_PLUGINS))
+
+
+BAD_POD = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n9}
+status: {allocatable: {cpu: "64", pods: "10"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: x, namespace: ns}
+spec:
+  containers:
+  - name: main
+    resources: {requests: {cpu: abc}}
+"""
+FILES: dict[str, str] = {
+    "bad-key.yaml": 'actions: "bindfirst"\ntiers:\n- plugins:\n  - name: firstfit\n    enableJobOrdr: true\n',
+    "bad-flag.yaml": (
+        'actions: "bindfirst"\ntiers:\n- plugins:\n  - name: firstfit\n    enableJobOrder: "yes"\n'
+    ),
+    "unknown-plugin.yaml": 'actions: "bindfirst"\ntiers:\n- plugins:\n  - name: firstfit\n  - name: nope\n',
+    "broken-plugin.yaml": 'actions: "bindfirst"\ntiers:\n- plugins:\n  - name: firstfit\n  - name: broken\n',
+    "unknown-action.yaml": 'actions: "bindfirst, allocat"\ntiers:\n- plugins:\n  - name: firstfit\n',
+    "bad-pod.yaml": BAD_POD,
+    "delete-in-snapshot.yaml": (
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {fumarole.io/delete: 'true'}\n"
+    ),
+    "dup.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\n",
+    "then-bad-tree.yaml": (
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n---\n"
+        "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: spine}\n"
+        "spec:\n  tier: 2\n  members:\n  - type: HyperNode\n    selector: {exactMatch: {name: rack-7}}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        pytest.param(
+            ["--conf", "bad-key.yaml", "--snapshot", "cluster.yaml"],
+            "bad-key.yaml: tiers[0].plugins[0].enableJobOrdr: unknown key",
+            id="conf-unknown-key",
+        ),
+        pytest.param(
+            ["--conf", "bad-flag.yaml", "--snapshot", "cluster.yaml"],
+            "bad-flag.yaml: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 'yes')",
+            id="conf-flag-type",
+        ),
+        pytest.param(
+            ["--conf", "unknown-plugin.yaml", "--snapshot", "cluster.yaml"],
+            "unknown-plugin.yaml: tiers[0].plugins[1].name: unknown plugin 'nope' (known: {known})",
+            id="unknown-plugin",
+        ),
+        pytest.param(
+            ["--conf", "broken-plugin.yaml", "--snapshot", "cluster.yaml"],
+            "fumarole.plugins: entry point 'broken' (fumarole_testplugins.broken:BrokenPlugin) failed to "
+            "load: ImportError: fumarole_testplugins.broken needs the uninstalled package 'frobnicate'",
+            id="broken-plugin",
+        ),
+        pytest.param(
+            ["--conf", "unknown-action.yaml", "--snapshot", "cluster.yaml"],
+            "unknown-action.yaml: actions: unknown action 'allocat' (known: allocate, backfill, bindfirst, "
+            "broken-action, counting, enqueue)",
+            id="unknown-action",
+        ),
+        pytest.param(
+            ["--conf", "absent.yaml", "--snapshot", "cluster.yaml"],
+            "absent.yaml: cannot read the conf: No such file or directory",
+            id="conf-missing",
+        ),
+        pytest.param(
+            ["--snapshot", "cluster.yaml"],
+            "no conf: pass --conf CONF.yaml or set FUMAROLE_CONF",
+            id="no-conf",
+        ),
+        pytest.param(
+            [*BASE, "--snapshot", "bad-pod.yaml"],
+            "bad-pod.yaml: Pod ns/x: spec.containers[0].resources.requests.cpu: invalid "
+            "quantity 'abc'",
+            id="snapshot-bad-quantity",
+        ),
+        pytest.param(
+            [*BASE, "--snapshot", "absent.yaml"],
+            "absent.yaml: cannot read: No such file or directory",
+            id="snapshot-missing",
+        ),
+        pytest.param(
+            [*BASE, "--snapshot", "dup.yaml"],
+            "dup.yaml: Node n2: duplicate object (already defined in cluster.yaml)",
+            id="snapshot-duplicate",
+        ),
+        pytest.param(
+            [*BASE, "--snapshot", "delete-in-snapshot.yaml"],
+            "delete-in-snapshot.yaml: Node n1: metadata.annotations.fumarole.io/delete: deletions are only "
+            "allowed in changes files (--then)",
+            id="snapshot-delete",
+        ),
+        pytest.param(
+            [*BASE, "--then", "then-grow.yaml", "--then", "bad-pod.yaml"],
+            "bad-pod.yaml: Pod ns/x: spec.containers[0].resources.requests.cpu: invalid "
+            "quantity 'abc'",
+            id="changes-bad-object",
+        ),
+        pytest.param(
+            [*BASE, "--then", "then-bad-tree.yaml"],
+            "then-bad-tree.yaml: HyperNode spine: spec.members: member HyperNode 'rack-7' does not exist",
+            id="changes-bad-tree",
+        ),
+        pytest.param(
+            [*BASE, "--then", "then-grow.yaml", "--then", "then-swap.yaml", "--cycles", "2"],
+            "--cycles 2 leaves --then file(s) unused: then-swap.yaml",
+            id="changes-unused",
+        ),
+        pytest.param([*BASE, "--cycles", "0"], "--cycles must be at least 1", id="no-cycle"),
+    ],
+)
+def test_bad_input_exits_2_with_one_message(workdir: Path, args: list[str], message: str) -> None:
+    for name, text in FILES.items():
+        (workdir / name).write_text(text)
+    result = schedule(workdir, *args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == f"fumarole: {message.format(known=_known_plugins())}\n"
+
+
+def test_usage_errors_come_from_argparse(workdir: Path) -> None:
+    result = schedule(workdir, "--conf", "conf-firstfit.yaml")
+    assert result.returncode == 2
+    assert (
+        result.stderr.splitlines()[-1]
+        == "fumarole schedule: error: the following arguments are required: --snapshot"
+    )
