@@ -102,6 +102,8 @@ class CycleDecisions:
     podgroups: list[PodGroupPhase] = field(default_factory=list)
     pending: list[PendingTask] = field(default_factory=list)
     events: list[PodGroupEvent] = field(default_factory=list)
+    nominations: list[Placement] = field(default_factory=list)
+    """Pipelined tasks for which victims were evicted: their pods' ``status.nominatedNodeName``."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -185,9 +187,12 @@ class DecisionRecorder:
         for job in session.jobs.values():
             for task in job.tasks_with(TaskStatus.PIPELINED).values():
                 self.current.pipelined.append(Placement(task.key, task.node_name))
+                if task.eviction_occurred:
+                    self.current.nominations.append(Placement(task.key, task.node_name))
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 reason = pending_reason(job, task, self.current.events)
                 self.current.pending.append(PendingTask(task.key, job.uid, reason))
         self.current.pipelined.sort(key=lambda p: p.pod)
+        self.current.nominations.sort(key=lambda p: p.pod)
         self.current.pending.sort(key=lambda p: p.pod)
         self.current.podgroups.sort(key=lambda p: p.podgroup)

@@ -80,6 +80,7 @@ class Registry:
         self._policies: dict[str, Any] = {}
         self._aliases: list[tuple[re.Pattern[str], str]] = []
         self._loaded: dict[tuple[str, str], Any] = {}
+        self.register_alias(r"volcano-npu_.*", "huawei-npu")
 
     # ------------------------------------------------------------------ in-process registration
     def register_plugin(self, name: str, builder: PluginBuilder) -> None:

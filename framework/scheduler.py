@@ -63,6 +63,7 @@ class Scheduler:
             persistent=self.persistent,
             hooks=self.hooks.hook,
             settings=self.settings,
+            registry=self.registry,
         )
 
     def run_once(self, now: float | None = None) -> CycleDecisions:

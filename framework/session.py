@@ -3,7 +3,9 @@
 Mirrors ``pkg/scheduler/framework/session.go`` and ``framework.go``. ``Session.open`` takes a
 snapshot of the cache (deep copies of jobs, nodes, queues and hypernodes), adds the virtual
 cluster-top hypernode, adjusts network-topology specs (tier names to numbers, soft to hard),
-recovers each job's allocated hypernode from its running tasks, builds the columnar ``NodeTable``,
+restores the allocated hypernodes that earlier sessions wrote back for dirty jobs (Volcano's cache
+keeps them in its JobInfo), drops invalid ones and recovers missing ones from the running tasks,
+builds the columnar ``NodeTable``,
 then builds every plugin of every tier (``builder(arguments)``) and calls its ``on_session_open``.
 Actions then decide through statements; ``Session.close`` calls ``on_session_close`` and lets
 the job updater write PodGroup phases back to the cache.
@@ -34,6 +36,7 @@ from .conf import Configuration, SchedulerConf, Tier
 from .interface import Arguments, Plugin, PluginBuilder
 from .job_updater import update_all_jobs
 from .node_table import NodeTable
+from .registry import Registry
 from .session_plugins import ExtensionPoints
 from .settings import Settings
 from .statement import Statement, StatementError
@@ -41,8 +44,12 @@ from .util.priority_queue import PriorityQueue
 
 if TYPE_CHECKING:
     from .api.hypernode_info import HyperNodeTopology
+    from .cache.objects import ConfigMap
 
 T = TypeVar("T")
+
+ALLOCATED_HYPER_NODES_KEY = "session.allocated_hyper_nodes"
+"""Persistent key: job UID -> (allocated hypernode, {sub-job UID: allocated hypernode})."""
 
 
 @dataclass
@@ -55,6 +62,7 @@ class ClusterSnapshot:
     topology: HyperNodeTopology
     hyper_nodes_ready: bool = True
     priority_classes: dict[str, int] = field(default_factory=dict)
+    config_maps: dict[str, ConfigMap] = field(default_factory=dict)
 
 
 class SessionCache(Protocol):
@@ -83,9 +91,11 @@ class Session(ExtensionPoints):
         persistent: dict[str, Any] | None = None,
         hooks: Any = None,
         settings: Settings | None = None,
+        registry: Registry | None = None,
     ) -> None:
         self._init_extension_points()
         self.settings = settings or Settings()
+        self.registry = registry if registry is not None else Registry()
         self.uid = f"session-{cycle}"
         self.cycle = cycle
         self.cache = cache
@@ -103,6 +113,7 @@ class Session(ExtensionPoints):
         self.node_list: list[NodeInfo] = []
         self.queues: dict[str, QueueInfo] = {}
         self.priority_classes: dict[str, int] = {}
+        self.config_maps: dict[str, ConfigMap] = {}
         self.total_resource = Resource()
         self.hyper_nodes = HyperNodeInfoMap()
         self.hyper_nodes_set_by_tier: dict[int, set[str]] = {}
@@ -146,6 +157,7 @@ class Session(ExtensionPoints):
         for plugin in self.plugins.values():
             plugin.on_session_close(self)
         update_all_jobs(self)
+        self._save_allocated_hyper_nodes()
         self._update_queue_status()
         if self.hooks is not None:
             self.hooks.fumarole_session_closed(session=self)
@@ -155,10 +167,12 @@ class Session(ExtensionPoints):
         self.jobs = snapshot.jobs
         for job in self.jobs.values():
             self.pod_group_old_phase[job.uid] = job.phase
+        self._restore_allocated_hyper_nodes()
         self.node_list = [node for node in snapshot.nodes if node.ready]
         self.nodes = {node.name: node for node in self.node_list}
         self.queues = snapshot.queues
         self.priority_classes = dict(snapshot.priority_classes)
+        self.config_maps = snapshot.config_maps
         topology = snapshot.topology
         self.hyper_nodes = topology.infos
         self.hyper_nodes_set_by_tier = topology.by_tier
@@ -254,6 +268,37 @@ class Session(ExtensionPoints):
                 sub_max = spec.highest_tier_allowed
             for sub in job.sub_jobs.values():
                 sub.convert_to_hard_topology(sub_max)
+
+    def _restore_allocated_hyper_nodes(self) -> None:
+        """The allocated hypernodes the cache keeps for jobs across sessions (``updateJobInfo``)."""
+        saved: dict[str, tuple[str, dict[str, str]]] = self._persistent.get(ALLOCATED_HYPER_NODES_KEY, {})
+        for uid, (allocated, sub_jobs) in saved.items():
+            job = self.jobs.get(uid)
+            if job is None:
+                continue
+            job.allocated_hyper_node = allocated
+            for sub_uid, sub_allocated in sub_jobs.items():
+                sub = job.sub_jobs.get(sub_uid)
+                if sub is not None:
+                    sub.allocated_hyper_node = sub_allocated
+
+    def _save_allocated_hyper_nodes(self) -> None:
+        """Write back the allocated hypernodes of dirty jobs, as ``UpdateJobStatus`` does for the cache."""
+        saved: dict[str, tuple[str, dict[str, str]]] = self.persistent(ALLOCATED_HYPER_NODES_KEY, dict)
+        for uid in list(saved):
+            if uid not in self.jobs:
+                del saved[uid]
+        for uid in self.dirty_jobs:
+            job = self.jobs.get(uid)
+            if job is None:
+                continue
+            sub_jobs = {
+                sub.uid: sub.allocated_hyper_node for sub in job.sub_jobs.values() if sub.allocated_hyper_node
+            }
+            if job.allocated_hyper_node or sub_jobs:
+                saved[uid] = (job.allocated_hyper_node, sub_jobs)
+            else:
+                saved.pop(uid, None)
 
     def _remove_invalid_allocated_hyper_node(self, job: JobInfo) -> None:
         if job.allocated_hyper_node and (

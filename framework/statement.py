@@ -71,10 +71,16 @@ class Statement:
 
     # ------------------------------------------------------------------ evict
     def evict(self, reclaimee: TaskInfo, reason: str) -> None:
-        """Mark the task Releasing; its node's releasing grows (``Statement.Evict``)."""
-        before = reclaimee.transaction_context()
+        """Mark the task Releasing; its node's releasing grows (``Statement.Evict``).
+
+        ``reclaimee`` may be a clone (actions pass copies of a node's tasks): the job's own task with
+        that UID is the one evicted, so the job keeps one object per task.
+        """
         ssn = self.ssn
         job = ssn.jobs.get(reclaimee.job)
+        if job is not None:
+            reclaimee = job.tasks.get(reclaimee.uid, reclaimee)
+        before = reclaimee.transaction_context()
         if job is not None:
             job.update_task_status(reclaimee, TaskStatus.RELEASING)
         else:

@@ -47,6 +47,19 @@ def _parser() -> argparse.ArgumentParser:
     schedule.add_argument("--cycles", type=int, help="number of cycles (default: number of --then files + 1)")
     schedule.add_argument("--then", action="append", default=[], help="changes applied after cycle i (repeatable)")
     schedule.add_argument("--format", choices=("json", "table"), help="output (default: json unless a terminal)")
+    simulate = sub.add_parser("simulate", help="simulate a workload through the real scheduler over simulated time")
+    simulate.add_argument("workload", nargs="?", help="workload YAML (see fumarole simulate --schema)")
+    simulate.add_argument("--conf", help="scheduler conf (default: the workload's conf)")
+    simulate.add_argument("--compare", nargs=2, metavar=("CONF_A", "CONF_B"), help="run two confs side by side")
+    simulate.add_argument("--trace", help="Alibaba openb pod list CSV instead of a workload file")
+    simulate.add_argument("--nodes", help="openb node list CSV for --trace")
+    simulate.add_argument("--out", help="directory for summary.json, events.csv, timing.json and plots")
+    simulate.add_argument("--seed", type=int, help="seed (default: the workload's)")
+    simulate.add_argument("--horizon", type=float, help="simulated seconds (default: the workload's)")
+    simulate.add_argument("--period", type=float, help="schedule period in seconds (default: the workload's)")
+    simulate.add_argument("--wall-clock", action="store_true", help="also write wall_seconds into summary.json")
+    simulate.add_argument("--schema", action="store_true", help="print the workload JSON schema and exit")
+    simulate.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -100,6 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "schedule":
             return _schedule(args, settings)
+        if args.command == "simulate":
+            from fumarole.simulate_command import UsageError as SimulateUsageError
+            from fumarole.simulate_command import simulate
+
+            try:
+                return simulate(args, settings)
+            except SimulateUsageError as exc:
+                raise UsageError(str(exc)) from None
     except (ConfError, SnapshotError, RegistryError, UsageError) as exc:
         print(f"fumarole: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -37,6 +37,43 @@ POD_GROUP_COMPLETED = "Completed"
 
 
 @dataclass
+class HyperNodeAttempt:
+    """One hypernode the allocate action tried for a job, and why it could not hold the job."""
+
+    tier: int
+    hyper_node: str
+    reason: str = ""
+
+
+@dataclass
+class TopologyExplanation:
+    """What allocate tried, in its last attempt this session, for a job with a hard network topology.
+
+    ``attempts`` lists the hypernodes of every gradient walked (the tier, the name, why it failed);
+    ``excluded`` the hypernodes the gradient function left out for lack of resources; ``note`` a
+    reason that stopped the search altogether; ``placed`` the hypernode chosen when one was found.
+    """
+
+    highest_tier: int
+    attempts: list[HyperNodeAttempt] = field(default_factory=list)
+    excluded: list[HyperNodeAttempt] = field(default_factory=list)
+    note: str = ""
+    placed: str = ""
+
+    def render(self) -> str:
+        lines = [f"no hypernode of tier <= {self.highest_tier} could hold the job (hard network topology)"]
+        if self.note:
+            lines[0] += f": {self.note}"
+        for attempt in self.attempts:
+            lines.append(f"- tier {attempt.tier} hypernode {attempt.hyper_node}: {attempt.reason}")
+        for skipped in self.excluded:
+            lines.append(f"- tier {skipped.tier} hypernode {skipped.hyper_node} not tried: {skipped.reason}")
+        if not self.attempts and not self.excluded and not self.note:
+            lines[0] += ": no hypernode was eligible"
+        return "\n".join(lines)
+
+
+@dataclass
 class PodGroupState:
     """The mutable part of a PodGroup during a session: phase and conditions."""
 
@@ -66,6 +103,7 @@ class JobInfo:
         self.job_fit_errors = ""
         self.nodes_fit_errors: dict[str, FitErrors] = {}
         self.allocated_hyper_node = ""
+        self.topology_explanation: TopologyExplanation | None = None
         self.network_topology: NetworkTopologySpec | None = None
         self.sub_group_policies: list[SubGroupPolicySpec] = []
         self.sub_jobs: dict[str, SubJobInfo] = {}

@@ -8,7 +8,6 @@ that must get ``subGroupSize`` tasks together. Pods matching no policy form the 
 
 from __future__ import annotations
 
-import zlib
 from typing import TYPE_CHECKING
 
 from .network_topology import HARD, SOFT, NetworkTopologySpec, SubGroupPolicySpec
@@ -23,10 +22,26 @@ def sub_job_gid(job: str, policy: str) -> str:
     return f"{job}/{policy}"
 
 
+_SAFE_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def _fnv32a(data: bytes) -> int:
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
+
+
+def _safe_encode(text: str) -> str:
+    """``rand.SafeEncodeString``: every byte mapped onto an alphabet without vowels."""
+    return "".join(_SAFE_ALPHANUMS[byte % len(_SAFE_ALPHANUMS)] for byte in text.encode())
+
+
 def sub_job_id(job: str, policy: str, values: list[str]) -> str:
+    """``getSubJobID``: values joined by ``-``; past 128 characters, the encoded FNV-32a hash."""
     joined = "-".join(values)
     if len(joined) > 128:
-        joined = format(zlib.crc32(joined.encode()), "x")
+        joined = _safe_encode(str(_fnv32a(joined.encode())))
     return f"{job}/{policy}-{joined}"
 
 

@@ -211,6 +211,7 @@ class ClusterCache:
             topology=topology.clone(),
             hyper_nodes_ready=True,
             priority_classes={name: pc.value for name, pc in self.priority_classes.items()},
+            config_maps=dict(self.config_maps),
         )
 
     # ------------------------------------------------------------------ the session's sink

@@ -288,10 +288,17 @@ class PodSpec(K8sModel):
     host_network: bool = Field(False, alias="hostNetwork")
 
 
+class PodCondition(K8sModel):
+    type: str
+    status: str = "True"
+    reason: str = ""
+
+
 class PodStatus(K8sModel):
     phase: Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"] = "Pending"
     nominated_node_name: str = Field("", alias="nominatedNodeName")
     start_time: Timestamp = Field(None, alias="startTime")
+    conditions: Annotated[list[PodCondition], BeforeValidator(_none_as_list)] = Field(default_factory=list)
 
 
 class Pod(KubeObject):

@@ -1,0 +1,239 @@
+"""topologyAwarePreempt: dry-run victims on candidate nodes, keep the least harmful (``preempt.go``).
+
+1. ``dry_run``: starting at a random offset (the session's seeded generator), nodes are examined in
+   turn on *clones* (node and the preemptor's cycle state), in rounds of ``topologyAwarePreemptWorkerNum``
+   run by a thread pool; after each round the search stops once ``num_candidates`` nodes with victims
+   were found. Candidates are kept in examination order and cut to ``num_candidates``, so the result
+   never depends on the number of workers.
+2. ``select_victims_on_node``: remove victims greedily, lowest priority first (victim queue order),
+   until the preemptor fits (simulated queue check, future-idle, simulated predicates); then
+   *reprieve*: add them back highest priority first, keeping back every victim whose return still
+   lets the preemptor fit. Only the remaining victims are evicted.
+3. ``pick_one_node``: among candidates, maximise in turn −(highest victim pod priority),
+   −Σ(pod priority + 2^31), −(number of victims), the latest start time among the
+   highest-priority victims; remaining ties go to the first candidate examined.
+4. The chosen node's victims are evicted and the preemptor pipelined there, in a statement merged
+   into the caller's only on success.
+
+Pod priority here is ``spec.priority`` (0 when unset), as upstream's ``PodPriority``; a victim
+without ``status.startTime`` counts as started now.
+"""
+
+from __future__ import annotations
+
+import copy
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fumarole.framework.api.resource import ZERO
+from fumarole.framework.statement import StatementError
+
+from ..util import validate_victims
+from .normal import TaskFilter
+
+if TYPE_CHECKING:
+    from fumarole.framework.api.node_info import NodeInfo
+    from fumarole.framework.api.queue_info import QueueInfo
+    from fumarole.framework.api.task_info import TaskInfo
+    from fumarole.framework.session import Session
+    from fumarole.framework.statement import Statement
+
+    from .arguments import PreemptArguments
+
+INT32_SPAN = 2**31
+
+
+@dataclass
+class Candidate:
+    node: str
+    victims: list[TaskInfo]
+    position: int
+
+
+def pod_priority(task: TaskInfo) -> int:
+    """``PodPriority``: the pod's ``spec.priority``, 0 when unset."""
+    if task.pod is None or task.pod.spec.priority is None:
+        return 0
+    return task.pod.spec.priority
+
+
+def clone_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A worker's own copy of the preemptor's cycle state (``CycleState.Clone``)."""
+    return {key: value.clone() if hasattr(value, "clone") else copy.deepcopy(value) for key, value in state.items()}
+
+
+def select_victims_on_node(
+    ssn: Session,
+    state: dict[str, Any],
+    preemptor: TaskInfo,
+    queue: QueueInfo,
+    node: NodeInfo,
+    task_filter: TaskFilter,
+) -> tuple[list[TaskInfo], str]:
+    """Victims on a cloned node, greedy then reprieved; an error text explains a failure."""
+
+    def remove(task: TaskInfo) -> str:
+        error = ssn.simulate_remove_task_fn(state, preemptor, task, node)
+        if error is not None:
+            return str(error)
+        node.remove_task(task)
+        return ""
+
+    def add(task: TaskInfo) -> str:
+        error = ssn.simulate_add_task_fn(state, preemptor, task, node)
+        if error is not None:
+            return str(error)
+        node.add_task(task)
+        return ""
+
+    def fits() -> bool:
+        return (
+            ssn.simulate_allocatable_fn(state, queue, preemptor)
+            and preemptor.init_resreq.less_equal(node.future_idle(), ZERO)
+            and ssn.simulate_predicate_fn(state, preemptor, node) is None
+        )
+
+    preemptees = [task.clone() for task in node.tasks.values() if task_filter(task)]
+    victims_allowed = ssn.preemptable(preemptor, preemptees) or []
+    invalid = validate_victims(preemptor, node, victims_allowed)
+    if invalid is not None:
+        return [], f"no validated victims on Node <{node.name}>: {invalid}"
+    queue_of_victims = ssn.build_victims_priority_queue(victims_allowed, preemptor)
+    potential: list[TaskInfo] = []
+    while queue_of_victims:
+        task = queue_of_victims.pop()
+        potential.append(task)
+        problem = remove(task)
+        if problem:
+            return [], problem
+        if fits():
+            break
+    if not potential:
+        return [], "no preemption victims found for incoming pod"
+    error = ssn.simulate_predicate_fn(state, preemptor, node)
+    if error is not None:
+        return [], f"failed to predicate pod {preemptor.namespace}/{preemptor.name} on node {node.name}: {error}"
+    victims: list[TaskInfo] = []
+    for task in reversed(potential):
+        problem = add(task)
+        if problem:
+            return [], problem
+        if not fits():
+            problem = remove(task)
+            if problem:
+                return [], problem
+            victims.append(task)
+    if not victims:
+        return [], f"expected at least one victim pod on node {node.name!r}"
+    return victims, ""
+
+
+def dry_run(
+    ssn: Session,
+    preemptor: TaskInfo,
+    nodes: list[NodeInfo],
+    offset: int,
+    num_candidates: int,
+    task_filter: TaskFilter,
+    workers: int,
+) -> tuple[list[Candidate], dict[str, str]]:
+    """``DryRunPreemption``: candidates in examination order, and why the other nodes failed."""
+    job = ssn.jobs[preemptor.job]
+    queue = ssn.queues[job.queue]
+    state = ssn.get_cycle_state(preemptor.uid)
+    total = len(nodes)
+
+    def examine(position: int) -> tuple[int, str, list[TaskInfo], str]:
+        copy_of_node = nodes[(offset + position) % total].clone()
+        victims, problem = select_victims_on_node(
+            ssn, clone_state(state), preemptor, queue, copy_of_node, task_filter
+        )
+        return position, copy_of_node.name, victims, problem
+
+    candidates: list[Candidate] = []
+    statuses: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for start in range(0, total, workers):
+            batch = range(start, min(start + workers, total))
+            for position, name, victims, problem in pool.map(examine, batch):
+                if victims:
+                    candidates.append(Candidate(name, victims, position))
+                else:
+                    statuses[name] = problem
+            if len(candidates) >= num_candidates:
+                break
+    return candidates[:num_candidates], statuses
+
+
+def earliest_start_of_highest_priority(victims: list[TaskInfo], now: float) -> float:
+    """``GetEarliestPodStartTime``: earliest start among the victims of the highest pod priority."""
+    highest = pod_priority(victims[0])
+    earliest = _start(victims[0], now)
+    for task in victims:
+        priority = pod_priority(task)
+        if priority == highest:
+            earliest = min(earliest, _start(task, now))
+        elif priority > highest:
+            highest = priority
+            earliest = _start(task, now)
+    return earliest
+
+
+def _start(task: TaskInfo, now: float) -> float:
+    if task.pod is not None and task.pod.status.start_time is not None:
+        return task.pod.status.start_time
+    return now
+
+
+def pick_one_node(candidates: list[Candidate], now: float) -> Candidate:
+    """``pickOneNodeForPreemption``: the lexicographic best of four scores, first examined on ties."""
+    if len(candidates) == 1:
+        return candidates[0]
+    scores = (
+        lambda c: -pod_priority(c.victims[0]),
+        lambda c: -sum(pod_priority(v) + INT32_SPAN for v in c.victims),
+        lambda c: -len(c.victims),
+        lambda c: earliest_start_of_highest_priority(c.victims, now),
+    )
+    remaining = list(candidates)
+    for score in scores:
+        best = max(score(c) for c in remaining)
+        remaining = [c for c in remaining if score(c) == best]
+        if len(remaining) == 1:
+            return remaining[0]
+    return remaining[0]
+
+
+def topology_aware_preempt(
+    ssn: Session,
+    stmt: Statement,
+    preemptor: TaskInfo,
+    task_filter: TaskFilter,
+    rows: np.ndarray,
+    arguments: PreemptArguments,
+    reason: str,
+) -> bool:
+    nodes = [ssn.node_table.nodes[row] for row in rows.tolist()]
+    if not nodes or preemptor.job not in ssn.jobs:
+        return False
+    offset = int(ssn.rng.integers(len(nodes)))
+    wanted = arguments.num_candidates(len(nodes))
+    candidates, _ = dry_run(
+        ssn, preemptor, nodes, offset, wanted, task_filter, arguments.topology_aware_preempt_worker_num
+    )
+    if not candidates:
+        return False
+    best = pick_one_node(candidates, ssn.now)
+    tmp = ssn.statement()
+    for victim in best.victims:
+        tmp.evict(victim, reason)
+    try:
+        tmp.pipeline(preemptor, best.node, True)
+    except StatementError:
+        tmp.discard()
+        return False
+    stmt.merge(tmp)
+    return True

@@ -1,0 +1,110 @@
+"""``fumarole simulate``: run a workload through the real scheduler in simulated time.
+
+``fumarole simulate WORKLOAD.yaml [--conf CONF] [--compare CONF_A CONF_B] [--out DIR]``
+``fumarole simulate --trace PODS.csv --nodes NODES.csv [...]``
+
+Each run writes summary.json, timing.json, events.csv and PNG plots to ``--out`` (``--compare``
+writes one sub-directory per conf, named after the conf file) and prints a summary table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+from fumarole.framework.registry import Registry
+from fumarole.framework.settings import Settings
+
+
+class UsageError(ValueError):
+    pass
+
+
+def _workload(args: argparse.Namespace) -> Any:
+    from fumarole.simulator.trace import load_openb
+    from fumarole.simulator.workload import Workload, load_workload
+
+    if args.trace:
+        if args.workload:
+            raise UsageError("give either a workload file or --trace, not both")
+        if not args.nodes:
+            raise UsageError("--trace needs --nodes NODES.csv")
+        workload = load_openb(args.trace, args.nodes, schedule_period=args.period or 60.0)
+    elif args.workload:
+        workload = load_workload(args.workload)
+    else:
+        raise UsageError("give a workload file or --trace PODS.csv --nodes NODES.csv")
+    updates: dict[str, Any] = {}
+    if args.seed is not None:
+        updates["seed"] = args.seed
+    if args.horizon is not None:
+        updates["horizon"] = args.horizon
+    if args.period is not None:
+        updates["schedule_period"] = args.period
+    result: Workload = workload.model_copy(update=updates) if updates else workload
+    return result
+
+
+def _run_one(workload: Any, conf_path: str | None, settings: Settings, out: Path | None, args: argparse.Namespace, label: str) -> tuple[dict[str, Any], float]:
+    from fumarole.simulator.engine import Simulation, load_scheduler_conf
+    from fumarole.simulator.output import write_outputs
+
+    registry = Registry()
+    conf = load_scheduler_conf(workload, registry, conf_path)
+    run_settings = settings.model_copy(update={"seed": workload.seed})
+    console = Console(stderr=True)
+    show = not args.quiet and console.is_terminal
+    with Progress(
+        TextColumn(f"[bold]{label}[/bold]"), BarColumn(), TextColumn("{task.percentage:>5.1f}%"), TimeRemainingColumn(),
+        console=console, disable=not show, transient=True,
+    ) as progress:
+        task = progress.add_task(label, total=workload.horizon)
+        sim = Simulation(
+            workload, conf, registry=registry, settings=run_settings,
+            progress=(lambda now, horizon: progress.update(task, completed=now)) if show else None,
+        )
+        summary = sim.run()
+    if out is not None:
+        write_outputs(sim, summary, out, wall_clock=args.wall_clock)
+    return summary, sim.wall_seconds
+
+
+def simulate(args: argparse.Namespace, settings: Settings) -> int:
+    if args.schema:
+        from fumarole.simulator.workload import Workload
+
+        json.dump(Workload.model_json_schema(), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    from fumarole.simulator.output import print_summary
+    from fumarole.simulator.workload import WorkloadError
+
+    try:
+        workload = _workload(args)
+    except WorkloadError as exc:
+        raise UsageError(str(exc)) from None
+    out = Path(args.out) if args.out else None
+    if args.compare:
+        if args.conf:
+            raise UsageError("give either --conf or --compare, not both")
+        titles, summaries, walls = [], [], []
+        for conf_path in args.compare:
+            title = Path(conf_path).stem
+            if title in titles:
+                title = f"{title}-{len(titles) + 1}"
+            summary, wall = _run_one(workload, conf_path, settings, out / title if out else None, args, title)
+            titles.append(title)
+            summaries.append(summary)
+            walls.append(wall)
+        print_summary(titles, summaries, walls)
+        return 0
+    title = Path(args.conf).stem if args.conf else "workload conf"
+    summary, wall = _run_one(workload, args.conf, settings, out, args, title)
+    print_summary([title], [summary], [wall])
+    return 0

@@ -1,0 +1,326 @@
+"""The simulated cluster: Kubernetes objects in a ``ClusterCache``, and a record of every pod's life.
+
+Controllers create pods and PodGroups here; the kubelets and the scheduler's decisions change them.
+Every change bumps ``version`` so the scheduling loop can skip cycles in which nothing changed.
+
+NPU node groups get what the Ascend plugin reads on a real node: labels ``accelerator`` and
+``accelerator-type``, the annotation ``baseDeviceInfos`` listing every chip, and the device-plugin
+annotations ``<resource>`` (free chips), ``<resource>-Unhealthy``, ``<resource>-NetworkUnhealthy``
+and ``<resource>-Recovering``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from fumarole.framework.cache import ClusterCache
+from fumarole.framework.cache.objects import Node, Pod, PodGroup
+from fumarole.framework.settings import Settings
+from fumarole.framework.testing import (
+    build_hyper_node,
+    build_node,
+    build_pod,
+    build_pod_group,
+    build_priority_class,
+    build_queue,
+)
+
+from .image_cache import ImageCache
+from .workload import NodeGroup, PodShape, Workload
+
+RANK_ANNOTATION = "hccl/rankIndex"
+GB = 1e9
+
+
+@dataclass
+class PodRecord:
+    """One pod's life, for the metrics."""
+
+    key: str
+    uid: str
+    owner: str
+    owner_kind: str
+    rank: int
+    image: str
+    npus: int
+    gpus: int
+    created: float
+    recreated: bool = False
+    previous_node: str = ""
+    node: str = ""
+    bound: float | None = None
+    running: float | None = None
+    ended: float | None = None
+    end_reason: str = ""
+    pulled: bool = False
+    accelerators_released: bool = False
+
+
+@dataclass
+class NodeState:
+    name: str
+    group: NodeGroup
+    cache: ImageCache
+    npus: int
+    gpus: int
+    faults: set[str] = field(default_factory=set)
+
+
+class SimCluster:
+    """Objects, pod records and node states of one simulation run."""
+
+    def __init__(self, workload: Workload, settings: Settings) -> None:
+        self.workload = workload
+        self.cache = ClusterCache(settings)
+        self.version = 0
+        self.records: dict[str, PodRecord] = {}
+        self.history: dict[tuple[str, int], str] = {}
+        self.nodes: dict[str, NodeState] = {}
+        self.images = {image.name: image.size_gb * GB for image in workload.images}
+        self._uid_counter = 0
+        objects: list[Any] = []
+        for group in workload.cluster.node_groups:
+            for name in group.node_names():
+                objects.append(self._node_object(group, name))
+                self.nodes[name] = NodeState(
+                    name,
+                    group,
+                    ImageCache(group.image_cache_gb * GB),
+                    group.npu.chips if group.npu is not None else 0,
+                    group.gpus,
+                )
+        for queue in workload.cluster.queues:
+            objects.append(
+                build_queue(
+                    queue.name,
+                    weight=queue.weight,
+                    capability=queue.capability,
+                    deserved=queue.deserved,
+                    guarantee=queue.guarantee,
+                    reclaimable=queue.reclaimable,
+                    priority=queue.priority,
+                )
+            )
+        objects += [build_priority_class(pc.name, pc.value) for pc in workload.cluster.priority_classes]
+        objects += [
+            build_hyper_node(
+                hn.name, hn.tier, nodes=hn.nodes, hyper_nodes=hn.hyper_nodes, node_regex=hn.node_regex,
+                tier_name=hn.tier_name,
+            )
+            for hn in workload.cluster.hypernodes
+        ]
+        self.cache.apply_objects(objects, source="<workload>")
+        self.total_npus = sum(state.npus for state in self.nodes.values())
+        self.total_gpus = sum(state.gpus for state in self.nodes.values())
+        self.allocated_npus = 0
+        self.allocated_gpus = 0
+
+    # ------------------------------------------------------------------ nodes
+    @staticmethod
+    def _node_object(group: NodeGroup, name: str) -> Node:
+        allocatable = dict(group.resources)
+        labels = {"kubernetes.io/hostname": name, **group.labels}
+        annotations: dict[str, str] = {}
+        if group.gpus:
+            allocatable[group.gpu_resource] = group.gpus
+        npu = group.npu
+        if npu is not None:
+            allocatable[npu.resource] = npu.chips
+            labels.setdefault("accelerator", npu.accelerator)
+            labels.setdefault("accelerator-type", npu.accelerator_type)
+            chips = [f"{npu.chip_prefix}{index}" for index in range(npu.chips)]
+            annotations["baseDeviceInfos"] = json.dumps(
+                {chip: {"IP": f"192.168.{index}.1", "SuperDeviceID": index} for index, chip in enumerate(chips)},
+                separators=(",", ":"),
+            )
+            annotations[npu.resource] = ",".join(chips)
+            for suffix in ("Unhealthy", "NetworkUnhealthy", "Recovering"):
+                annotations[f"{npu.resource}-{suffix}"] = ""
+        return build_node(name, allocatable, labels=labels, annotations=annotations)
+
+    def update_node(self, name: str, *, annotations: dict[str, str] | None = None, taints: list[dict[str, str]] | None = None) -> None:
+        node = self.cache.nodes[name]
+        meta = node.metadata
+        if annotations is not None:
+            meta = meta.model_copy(update={"annotations": {**meta.annotations, **annotations}})
+        spec = node.spec
+        if taints is not None:
+            spec = Node.model_validate({"metadata": {"name": name}, "spec": {"taints": taints}}).spec
+        self.cache.put(node.model_copy(update={"metadata": meta, "spec": spec}))
+        self.version += 1
+
+    # ------------------------------------------------------------------ pods
+    def next_uid(self, prefix: str) -> str:
+        self._uid_counter += 1
+        return f"{prefix}-{self._uid_counter:06d}"
+
+    def create_pod_group(
+        self, namespace: str, name: str, *, min_member: int, shape: PodShape, owner_uid: str, min_resources: dict[str, Any]
+    ) -> PodGroup:
+        pg = build_pod_group(
+            namespace,
+            name,
+            min_member=min_member,
+            queue=shape.queue,
+            phase="Pending",
+            priority_class=shape.priority_class,
+            min_resources=min_resources,
+            owner_uid=owner_uid,
+            uid=self.next_uid("pg"),
+        )
+        self.cache.put(pg)
+        self.version += 1
+        return pg
+
+    def create_pod(
+        self,
+        namespace: str,
+        name: str,
+        *,
+        shape: PodShape,
+        group: str,
+        owner_uid: str,
+        owner_kind: str,
+        rank: int,
+        now: float,
+    ) -> PodRecord:
+        requests = self.requests_of(shape)
+        annotations = {**shape.annotations, RANK_ANNOTATION: str(rank)}
+        labels = dict(shape.labels)
+        if shape.preemptable is not None:
+            labels["volcano.sh/preemptable"] = "true" if shape.preemptable else "false"
+        uid = self.next_uid("pod")
+        pod = build_pod(
+            namespace,
+            name,
+            requests=requests,
+            group=group,
+            labels=labels,
+            annotations=annotations,
+            priority=shape.priority,
+            priority_class=shape.priority_class,
+            uid=uid,
+            creation=now,
+            node_selector=shape.node_selector or None,
+            image=shape.image,
+            owner={"apiVersion": "v1", "kind": owner_kind, "name": group, "uid": owner_uid, "controller": True},
+        )
+        self.cache.put(pod)
+        previous = self.history.get((owner_uid, rank), "")
+        record = PodRecord(
+            key=pod.key,
+            uid=uid,
+            owner=owner_uid,
+            owner_kind=owner_kind,
+            rank=rank,
+            image=shape.image,
+            npus=shape.npus_per_pod,
+            gpus=shape.gpus_per_pod,
+            created=now,
+            recreated=bool(previous),
+            previous_node=previous,
+        )
+        self.records[uid] = record
+        self.version += 1
+        return record
+
+    def requests_of(self, shape: PodShape) -> dict[str, Any]:
+        requests: dict[str, Any] = {"cpu": shape.cpu, "memory": shape.memory, **shape.extra_resources}
+        if shape.npus_per_pod:
+            resource = next(
+                (group.npu.resource for group in self.workload.cluster.node_groups if group.npu is not None),
+                "huawei.com/Ascend910",
+            )
+            requests[resource] = shape.npus_per_pod
+        if shape.gpus_per_pod:
+            resource = next(
+                (group.gpu_resource for group in self.workload.cluster.node_groups if group.gpus),
+                "nvidia.com/gpu",
+            )
+            requests[resource] = shape.gpus_per_pod
+        return requests
+
+    def pod(self, key: str) -> Pod | None:
+        return self.cache.pods.get(key)
+
+    def record_of(self, key: str) -> PodRecord | None:
+        pod = self.cache.pods.get(key)
+        return self.records.get(pod.metadata.uid) if pod is not None else None
+
+    def bind(self, key: str, node: str, annotations: dict[str, str], now: float) -> PodRecord | None:
+        pod = self.cache.pods.get(key)
+        if pod is None:
+            return None
+        meta = pod.metadata
+        if annotations:
+            meta = meta.model_copy(update={"annotations": {**meta.annotations, **annotations}})
+        spec = pod.spec.model_copy(update={"node_name": node})
+        status = pod.status.model_copy(update={"nominated_node_name": ""})
+        self.cache.put(pod.model_copy(update={"metadata": meta, "spec": spec, "status": status}))
+        record = self.records[pod.metadata.uid]
+        record.node = node
+        record.bound = now
+        self.allocated_npus += record.npus
+        self.allocated_gpus += record.gpus
+        self.history[(record.owner, record.rank)] = node
+        self.version += 1
+        return record
+
+    def set_phase(self, key: str, phase: str, now: float) -> None:
+        pod = self.cache.pods.get(key)
+        if pod is None:
+            return
+        status = pod.status.model_copy(update={"phase": phase, "start_time": now if phase == "Running" else pod.status.start_time})
+        self.cache.put(pod.model_copy(update={"status": status}))
+        record = self.records[pod.metadata.uid]
+        if phase == "Running" and record.running is None:
+            record.running = now
+        if phase in ("Succeeded", "Failed"):
+            self._release_accelerators(record)
+        self.version += 1
+
+    def mark_deleting(self, key: str, now: float) -> None:
+        pod = self.cache.pods.get(key)
+        if pod is None or pod.metadata.deletion_timestamp is not None:
+            return
+        meta = pod.metadata.model_copy(update={"deletion_timestamp": now})
+        self.cache.put(pod.model_copy(update={"metadata": meta}))
+        self.version += 1
+
+    def nominate(self, key: str, node: str) -> None:
+        pod = self.cache.pods.get(key)
+        if pod is None or pod.spec.node_name:
+            return
+        status = pod.status.model_copy(update={"nominated_node_name": node})
+        self.cache.put(pod.model_copy(update={"status": status}))
+        self.version += 1
+
+    def delete_pod(self, key: str, now: float, reason: str) -> PodRecord | None:
+        pod = self.cache.pods.get(key)
+        if pod is None:
+            return None
+        self.cache.delete("Pod", key)
+        record = self.records[pod.metadata.uid]
+        self._release_accelerators(record)
+        if record.ended is None:
+            record.ended = now
+            record.end_reason = reason
+        self.version += 1
+        return record
+
+    def delete_pod_group(self, key: str) -> None:
+        if key in self.cache.pod_groups:
+            self.cache.delete("PodGroup", key)
+            self.version += 1
+
+    def pods_on(self, node: str) -> list[Pod]:
+        return [pod for pod in self.cache.pods.values() if pod.spec.node_name == node]
+
+    def _release_accelerators(self, record: PodRecord) -> None:
+        """A bound pod stopped holding its accelerators (finished, failed or deleted); counted once."""
+        if record.bound is not None and not record.accelerators_released:
+            record.accelerators_released = True
+            self.allocated_npus -= record.npus
+            self.allocated_gpus -= record.gpus

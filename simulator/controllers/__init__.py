@@ -1,0 +1,14 @@
+"""The parts of Kubernetes that create pods: one controller per kind of workload.
+
+A controller creates its pods (and PodGroups) through the simulation, is told when one of its pods
+starts running (``pod_running``) and when one is gone (``pod_gone``: evicted, failed, deleted), and
+decides what happens next. Pods keep their owner UID and rank across re-creations, so the Ascend
+affinity cache can send them back to their node.
+"""
+
+from .base import Controller
+from .batch import BatchPod
+from .inference import InferenceService
+from .training import TrainingJob
+
+__all__ = ["BatchPod", "Controller", "InferenceService", "TrainingJob"]

@@ -1,0 +1,110 @@
+"""An inference service, as a Deployment: replicas follow the traffic curve.
+
+Replica ``r`` is a pod ``<service>-<r>-<n>`` (a fresh suffix for every pod, as a ReplicaSet names
+its pods) with annotation ``hccl/rankIndex: r`` and, as Volcano's
+PodGroup controller does for plain pods, its own one-pod PodGroup ``podgroup-<pod uid>`` owned by the
+service's ReplicaSet (one owner UID for every replica, for ever). When the target grows, the missing
+ranks are created (the scale-up latency runs from that moment to the replica Running); when it
+shrinks, the highest ranks are deleted (with the grace period). A replica that is evicted or fails
+while still wanted is re-created at once with a new UID.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from ..workload import InferenceServiceSpec, TrafficSpec
+
+if TYPE_CHECKING:
+    from ..cluster import PodRecord
+    from ..engine import Simulation
+
+NAMESPACE = "inference"
+
+
+def replicas_at(traffic: TrafficSpec, time: float) -> int:
+    """The target at a time: the last point at or before it, or the daily wave rounded."""
+    if traffic.points is not None:
+        target = 0
+        for at, replicas in traffic.points:
+            if at <= time:
+                target = replicas
+        return target
+    low = traffic.min_replicas or 0
+    high = traffic.max_replicas or 0
+    phase = 2 * math.pi * (time - traffic.peak_at) / traffic.period
+    return round(low + (high - low) * (1 + math.cos(phase)) / 2)
+
+
+def change_times(traffic: TrafficSpec, horizon: float) -> list[float]:
+    if traffic.points is not None:
+        return [at for at, _ in traffic.points if at <= horizon]
+    steps = int(horizon // traffic.step) + 1
+    return [index * traffic.step for index in range(steps)]
+
+
+class InferenceService:
+    def __init__(self, spec: InferenceServiceSpec, owner_uid: str) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.owner_uid = owner_uid
+        self.target = 0
+        self.pods: dict[int, str] = {}
+        self.requested_at: dict[int, float] = {}
+
+    def start(self, sim: Simulation) -> None:
+        sim.env.process(self._follow(sim))
+
+    def _follow(self, sim: Simulation) -> Generator[Any, Any, None]:
+        for at in change_times(self.spec.traffic, sim.workload.horizon):
+            if at > sim.env.now:
+                yield sim.env.timeout(at - sim.env.now)
+            target = replicas_at(self.spec.traffic, sim.env.now)
+            if target != self.target:
+                sim.metrics.log(sim.env.now, "scale", f"{NAMESPACE}/{self.name}", "", f"{self.target} -> {target}")
+                self.target = target
+                self.reconcile(sim)
+
+    def reconcile(self, sim: Simulation) -> None:
+        for rank in range(self.target):
+            if rank not in self.pods:
+                self.requested_at.setdefault(rank, sim.env.now)
+                self._create(sim, rank)
+        for rank in sorted(self.pods, reverse=True):
+            if rank >= self.target:
+                self.requested_at.pop(rank, None)
+                sim.delete_pod(self.pods[rank], "scale-down", grace=True)
+
+    def _create(self, sim: Simulation, rank: int) -> None:
+        suffix = sim.cluster.next_uid("rs")
+        name = f"{self.name}-{rank}-{suffix.split('-')[-1]}"
+        group = f"podgroup-{suffix}"
+        spec = self.spec
+        sim.cluster.create_pod_group(
+            NAMESPACE, group, min_member=1, shape=spec, owner_uid=self.owner_uid,
+            min_resources=sim.cluster.requests_of(spec),
+        )
+        record = sim.cluster.create_pod(
+            NAMESPACE, name, shape=spec, group=group, owner_uid=self.owner_uid, owner_kind="ReplicaSet",
+            rank=rank, now=sim.env.now,
+        )
+        self.pods[rank] = record.uid
+
+    def pod_running(self, sim: Simulation, record: PodRecord) -> None:
+        if self.pods.get(record.rank) != record.uid:
+            return
+        requested = self.requested_at.pop(record.rank, None)
+        if requested is not None:
+            sim.metrics.scale_up_latencies.append(sim.env.now - requested)
+
+    def pod_gone(self, sim: Simulation, record: PodRecord, reason: str) -> None:
+        if self.pods.get(record.rank) != record.uid:
+            return
+        del self.pods[record.rank]
+        pod_group = sim.pod_group_of(record)
+        if pod_group:
+            sim.cluster.delete_pod_group(pod_group)
+        if record.rank < self.target and reason != "succeeded":
+            self._create(sim, record.rank)

@@ -1,0 +1,243 @@
+"""The simulation: SimPy time, the real scheduler, and the parts of Kubernetes around it.
+
+Every ``schedule_period`` a scheduling cycle runs the real framework (conf, plugins, actions) on the
+simulated cluster — there is no second scheduler model. With ``skip_idle_cycles`` (the default) a
+cycle is skipped when nothing changed since the previous cycle and that cycle decided nothing: the
+scheduler is deterministic, so it would decide nothing again.
+
+The cycle's decisions take effect at once on the objects: a bind sets the pod's node (and the chip
+annotations plugins wrote) and starts the node's kubelet; an eviction marks the pod deleting
+(Releasing) and deletes it after ``eviction_grace_period``, when its controller reacts; a preemptor
+pipelined where victims were evicted gets its nominated node.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from typing import Any
+
+import simpy
+
+from fumarole.framework.conf import SchedulerConf, load_conf, parse_conf
+from fumarole.framework.decisions import CycleDecisions
+from fumarole.framework.registry import Registry
+from fumarole.framework.scheduler import Scheduler
+from fumarole.framework.settings import Settings
+
+from .cluster import PodRecord, SimCluster
+from .controllers import BatchPod, Controller, InferenceService, TrainingJob
+from .faults import run_fault
+from .kubelet import Kubelet
+from .metrics import Metrics
+from .workload import Workload
+
+
+def load_scheduler_conf(workload: Workload, registry: Registry, override: str | None = None) -> SchedulerConf:
+    source = override if override is not None else workload.conf
+    if source is None:
+        from fumarole.framework.conf import DEFAULT_CONF_TEXT
+
+        return parse_conf(DEFAULT_CONF_TEXT, "<default conf>", registry)
+    if isinstance(source, dict):
+        import yaml
+
+        return parse_conf(yaml.safe_dump(source), "<workload conf>", registry)
+    return load_conf(source, registry)
+
+
+class Simulation:
+    def __init__(
+        self,
+        workload: Workload,
+        conf: SchedulerConf,
+        *,
+        registry: Registry | None = None,
+        settings: Settings | None = None,
+        progress: Any = None,
+    ) -> None:
+        self.workload = workload
+        self.settings = settings or Settings(seed=workload.seed)
+        self.env = simpy.Environment()
+        self.cluster = SimCluster(workload, self.settings)
+        self.metrics = Metrics(self.cluster.total_npus, self.cluster.total_gpus)
+        self.scheduler = Scheduler(conf, self.cluster.cache, registry=registry, settings=self.settings)
+        self.kubelets = {name: Kubelet(self, name) for name in self.cluster.nodes}
+        self.controllers: dict[str, Controller] = {}
+        self.progress = progress
+        self._last_version = -1
+        self._last_busy = True
+        self._pod_groups: dict[str, str] = {}
+        self._training: list[TrainingJob] = []
+        for spec in workload.jobs:
+            job = TrainingJob(spec, f"job-{spec.name}")
+            self._training.append(job)
+            self.controllers[job.owner_uid] = job
+        for service_spec in workload.inference:
+            service = InferenceService(service_spec, f"rs-{service_spec.name}")
+            self.controllers[service.owner_uid] = service
+        for batch_spec in workload.batch:
+            pod = BatchPod(batch_spec, f"batch-{batch_spec.name}")
+            self.controllers[pod.owner_uid] = pod
+
+    # ------------------------------------------------------------------ running
+    def run(self) -> dict[str, Any]:
+        started = time.perf_counter()
+        for controller in self.controllers.values():
+            controller.start(self)
+        for fault in self.workload.faults:
+            self.env.process(run_fault(self, fault))
+        self.env.process(self._scheduling_loop())
+        if self.progress is not None:
+            self.env.process(self._report_progress())
+        self.metrics.allocation(0.0, 0, 0)
+        self.env.run(until=self.workload.horizon)
+        self._account_training(self.workload.horizon)
+        self.wall_seconds = time.perf_counter() - started
+        return self.metrics.summary(list(self.cluster.records.values()), self.workload.horizon, None)
+
+    def _report_progress(self) -> Generator[Any, Any, None]:
+        step = max(self.workload.horizon / 200, self.workload.schedule_period)
+        while True:
+            self.progress(self.env.now, self.workload.horizon)
+            yield self.env.timeout(step)
+
+    def _scheduling_loop(self) -> Generator[Any, Any, None]:
+        period = self.workload.schedule_period
+        while True:
+            if not self.workload.skip_idle_cycles or self._last_busy or self.cluster.version != self._last_version:
+                self._last_version = self.cluster.version
+                started = time.perf_counter()
+                decisions = self.scheduler.run_once(now=self.env.now)
+                self.metrics.cycle_seconds.append(time.perf_counter() - started)
+                self.metrics.scheduling_cycles += 1
+                self._last_busy = bool(decisions.binds or decisions.evictions)
+                self._apply(decisions)
+                self._last_version = self.cluster.version if not self._last_busy else -1
+            yield self.env.timeout(period)
+
+    # ------------------------------------------------------------------ decisions
+    def _apply(self, decisions: CycleDecisions) -> None:
+        now = self.env.now
+        for bind in decisions.binds:
+            record = self.cluster.bind(bind.pod, bind.node, bind.annotations, now)
+            if record is None:
+                continue
+            self.metrics.log(now, "bind", bind.pod, bind.node, "recreated" if record.recreated else "first")
+            self.kubelets[bind.node].start(bind.pod, record.uid)
+        if decisions.evictions:
+            self.metrics.evictions += len(decisions.evictions)
+            self.metrics.eviction_events += 1
+            self.metrics.gangs_broken += self._gangs_broken([e.pod for e in decisions.evictions])
+        for eviction in decisions.evictions:
+            pod = self.cluster.pod(eviction.pod)
+            if pod is None:
+                continue
+            self.metrics.log(now, "evict", eviction.pod, eviction.node, f"{eviction.action}: {eviction.reason}")
+            self.cluster.mark_deleting(eviction.pod, now)
+            self.env.process(self._delete_after_grace(pod.metadata.uid, "evicted"))
+        for nomination in decisions.nominations:
+            self.cluster.nominate(nomination.pod, nomination.node)
+        self.metrics.allocation(now, self.cluster.allocated_npus, self.cluster.allocated_gpus)
+
+    def _gangs_broken(self, evicted: list[str]) -> int:
+        """Gangs that had at least minMember pods running or bound and fall below it."""
+        by_group: dict[str, set[str]] = {}
+        for key in evicted:
+            pod = self.cluster.pod(key)
+            if pod is not None:
+                group = pod.metadata.annotations.get("scheduling.k8s.io/group-name", "")
+                by_group.setdefault(f"{pod.metadata.namespace}/{group}", set()).add(key)
+        broken = 0
+        for group_key, keys in by_group.items():
+            pg = self.cluster.cache.pod_groups.get(group_key)
+            if pg is None:
+                continue
+            namespace, group = group_key.split("/", 1)
+            alive = [
+                pod.key
+                for pod in self.cluster.cache.pods.values()
+                if pod.metadata.namespace == namespace
+                and pod.metadata.annotations.get("scheduling.k8s.io/group-name") == group
+                and pod.spec.node_name
+                and pod.metadata.deletion_timestamp is None
+            ]
+            before = len(alive)
+            after = len([key for key in alive if key not in keys])
+            if before >= pg.spec.min_member > after:
+                broken += 1
+        return broken
+
+    def _delete_after_grace(self, uid: str, reason: str) -> Generator[Any, Any, None]:
+        yield self.env.timeout(self.workload.eviction_grace_period)
+        self._remove(uid, reason)
+
+    # ------------------------------------------------------------------ pod lifecycle for controllers
+    def pod_group_of(self, record: PodRecord) -> str:
+        pod = self.cluster.pod(record.key)
+        if pod is not None and pod.metadata.uid == record.uid:
+            return f"{pod.metadata.namespace}/{pod.metadata.annotations.get('scheduling.k8s.io/group-name', '')}"
+        return self._pod_groups.get(record.uid, "")
+
+    def pod_running(self, record: PodRecord) -> None:
+        controller = self.controllers.get(record.owner)
+        if controller is not None:
+            controller.pod_running(self, record)
+
+    def delete_pod(self, uid: str, reason: str, *, grace: bool) -> None:
+        """A controller deletes one of its pods (scale-down, gang restart, withdrawal)."""
+        record = self.cluster.records.get(uid)
+        if record is None or record.ended is not None:
+            return
+        pod = self.cluster.pod(record.key)
+        if pod is None or pod.metadata.uid != uid:
+            return
+        if grace and pod.spec.node_name and self.workload.eviction_grace_period > 0:
+            if pod.metadata.deletion_timestamp is None:
+                self.cluster.mark_deleting(record.key, self.env.now)
+                self.metrics.log(self.env.now, "delete", record.key, pod.spec.node_name, reason)
+                self.env.process(self._delete_after_grace(uid, reason))
+            return
+        self._remove(uid, reason)
+
+    def finish_pod(self, uid: str, reason: str) -> None:
+        """A pod's work is over (it succeeded): it leaves at once."""
+        self._remove(uid, reason)
+
+    def fail_pod(self, uid: str, reason: str) -> None:
+        record = self.cluster.records.get(uid)
+        if record is None or record.ended is not None:
+            return
+        self.cluster.set_phase(record.key, "Failed", self.env.now)
+        self._remove(uid, "failed", detail=reason)
+
+    def _remove(self, uid: str, reason: str, detail: str = "") -> None:
+        record = self.cluster.records.get(uid)
+        if record is None or record.ended is not None:
+            return
+        pod = self.cluster.pod(record.key)
+        if pod is None or pod.metadata.uid != uid:
+            return
+        group = f"{pod.metadata.namespace}/{pod.metadata.annotations.get('scheduling.k8s.io/group-name', '')}"
+        self._pod_groups[uid] = group
+        was_running = record.running is not None
+        node = pod.spec.node_name
+        self.cluster.delete_pod(record.key, self.env.now, reason)
+        if was_running and node:
+            self.kubelets[node].stopped(record.image)
+        self.metrics.log(self.env.now, "gone", record.key, node, f"{reason} {detail}".strip())
+        self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpus)
+        controller = self.controllers.get(record.owner)
+        if controller is not None:
+            controller.pod_gone(self, record, reason)
+
+    # ------------------------------------------------------------------ accounting
+    def _account_training(self, end: float) -> None:
+        for job in self._training:
+            npus = job.spec.npus_per_pod or 1
+            self.metrics.training_useful_npu_seconds += job.useful_progress(end) * job.spec.replicas * npus
+        for record in self.cluster.records.values():
+            if record.owner_kind != "Job" or not record.owner.startswith("job-") or record.bound is None:
+                continue
+            held_until = record.ended if record.ended is not None else end
+            self.metrics.training_held_npu_seconds += (held_until - record.bound) * (record.npus or 1)

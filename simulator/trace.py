@@ -1,0 +1,109 @@
+"""Alibaba openb GPU-cluster traces (cluster-trace-gpu-v2023) as a workload.
+
+Weng et al., "Beware of Fragmentation: Scheduling GPU-Sharing Workloads with Fragmentation Gradient
+Descent", USENIX ATC '23. Files: a node list (``sn,cpu_milli,memory_mib,gpu,model``) and a pod list
+(``name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,
+scheduled_time``); see shared/data/openb/README.md.
+
+Mapping:
+
+* each node becomes a Node with ``cpu``, ``memory``, ``pods: 110`` and, for GPU nodes, the scalar
+  ``alibabacloud.com/gpu-milli`` = GPUs × 1000 (GPU sharing, as the FGD simulator models it) and the
+  label ``alibabacloud.com/gpu-card-model``;
+* each pod becomes a batch pod arriving at ``creation_time`` that asks for its CPU, memory and
+  ``num_gpu × gpu_milli`` GPU milli-units, and runs for ``deletion_time − scheduled_time`` once
+  running (``deletion_time − creation_time`` when the trace never scheduled it); a pod still pending
+  at its ``deletion_time`` is withdrawn;
+* a ``gpu_spec`` naming exactly one model becomes a node selector on the card-model label (lists of
+  several models are not expressed: fumarole's workload pods take one selector);
+* one queue ``default``; pods use one zero-size image, so no image is ever pulled.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from .workload import BatchPodSpec, ClusterSpec, ImageSpec, NodeGroup, QueueSpec, Workload, WorkloadError
+
+GPU_MILLI = "alibabacloud.com/gpu-milli"
+CARD_MODEL = "alibabacloud.com/gpu-card-model"
+TRACE_IMAGE = "trace"
+
+
+def _read(path: Path, required: list[str]) -> list[dict[str, str]]:
+    try:
+        with path.open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            missing = [column for column in required if column not in (reader.fieldnames or [])]
+            if missing:
+                raise WorkloadError(f"{path}: missing columns {missing}")
+            return list(reader)
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def load_openb(
+    pods_csv: str | Path,
+    nodes_csv: str | Path,
+    *,
+    schedule_period: float = 60.0,
+    seed: int = 0,
+    horizon: float | None = None,
+    conf: str | None = None,
+) -> Workload:
+    pods_path = Path(pods_csv)
+    node_rows = _read(Path(nodes_csv), ["sn", "cpu_milli", "memory_mib", "gpu"])
+    pod_rows = _read(pods_path, ["name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"])
+    groups: dict[tuple[str, str, str, str], list[str]] = {}
+    for row in node_rows:
+        key = (row["cpu_milli"], row["memory_mib"], row["gpu"], row.get("model", ""))
+        groups.setdefault(key, []).append(row["sn"])
+    node_groups = []
+    for index, ((cpu, memory, gpus, model), names) in enumerate(groups.items()):
+        resources: dict[str, str | int | float] = {"cpu": f"{cpu}m", "memory": f"{memory}Mi", "pods": "110"}
+        labels = {}
+        if int(gpus):
+            resources[GPU_MILLI] = str(int(gpus) * 1000)
+            labels[CARD_MODEL] = model
+        node_groups.append(
+            NodeGroup(name=f"group{index}", count=len(names), names=names, resources=resources, labels=labels)
+        )
+    batch = []
+    end = 0.0
+    for line, row in enumerate(pod_rows, start=2):
+        try:
+            created = float(row.get("creation_time") or 0)
+            deleted = float(row.get("deletion_time") or created + 3600)
+            scheduled = row.get("scheduled_time") or ""
+            start = float(scheduled) if scheduled else created
+            gpu_milli = int(row["num_gpu"] or 0) * int(row["gpu_milli"] or 0)
+        except ValueError as exc:
+            raise WorkloadError(f"{pods_path}: line {line} ({row.get('name')}): {exc}") from None
+        extra: dict[str, str | int | float] = {GPU_MILLI: str(gpu_milli)} if gpu_milli else {}
+        spec = (row.get("gpu_spec") or "").split("|")
+        selector = {CARD_MODEL: spec[0]} if len(spec) == 1 and spec[0] else {}
+        duration = max(deleted - start, 1.0)
+        batch.append(
+            BatchPodSpec(
+                name=row["name"],
+                arrival=created,
+                duration=duration,
+                withdraw_at=None if scheduled else deleted,
+                image=TRACE_IMAGE,
+                cpu=f"{row['cpu_milli']}m",
+                memory=f"{row['memory_mib']}Mi",
+                extra_resources=extra,
+                node_selector=selector,
+            )
+        )
+        end = max(end, deleted)
+    return Workload(
+        seed=seed,
+        horizon=horizon if horizon is not None else end + schedule_period,
+        schedule_period=schedule_period,
+        conf=conf,
+        cluster=ClusterSpec(node_groups=node_groups, queues=[QueueSpec(name="default")]),
+        images=[ImageSpec(name=TRACE_IMAGE, size_gb=0)],
+        batch=batch,
+    )

@@ -1,0 +1,295 @@
+"""The workload file of ``fumarole simulate``: cluster, images, jobs, inference services, faults.
+
+A workload is YAML validated by these pydantic models (``fumarole simulate --schema`` prints the JSON
+schema). Times are seconds of simulated time from the start; sizes of images are in GB (10^9 bytes);
+bandwidths in Gbit/s. Unknown keys are errors, reported with the file and the key path.
+
+.. code-block:: yaml
+
+    seed: 7
+    horizon: 86400                 # simulated seconds
+    schedule_period: 10            # a scheduling cycle every 10 s (Volcano's default is 1 s)
+    conf: ../conf/npu-inference-training.yaml   # path relative to this file, or an inline conf mapping
+    cluster:
+      node_groups:
+      - name: npu                  # nodes npu-00 … npu-63
+        count: 64
+        resources: {cpu: "192", memory: 1536Gi, pods: "110"}
+        npu: {resource: huawei.com/Ascend910, chips: 8, accelerator_type: module-910b-8}
+        image_cache_gb: 120
+        pull_bandwidth_gbps: 1
+      queues: [{name: training, weight: 1}, {name: inference, weight: 1}]
+      priority_classes: [{name: inference-high, value: 1000}]
+    images: [{name: train:v1, size_gb: 30}, {name: infer:v1, size_gb: 20}]
+    jobs:                          # training gangs (Volcano Job style)
+    - {name: llm, arrival: 0, duration: 72000, replicas: 16, npus_per_pod: 8, image: train:v1, queue: training}
+    inference:                     # Deployments whose replicas follow traffic
+    - name: chat
+      image: infer:v1
+      npus_per_pod: 8
+      queue: inference
+      priority_class: inference-high
+      traffic: {points: [[0, 2], [28800, 12], [64800, 2]]}   # (time, replicas), step function
+    faults:
+    - {node: npu-03, at: 40000, kind: hard, duration: 1800}
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from fumarole.framework.conf import format_validation_error
+
+
+class WorkloadError(ValueError):
+    """A workload that cannot be simulated; the message names the file and the key."""
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NpuSpec(_Model):
+    resource: str = "huawei.com/Ascend910"
+    chips: int = Field(8, ge=1)
+    accelerator: str = "huawei-Ascend910"
+    accelerator_type: str = "module-910b-8"
+    chip_prefix: str = "Ascend910-"
+
+
+class NodeGroup(_Model):
+    name: str
+    count: int = Field(ge=1)
+    names: list[str] | None = None
+    resources: dict[str, str | int | float]
+    labels: dict[str, str] = Field(default_factory=dict)
+    gpus: int = Field(0, ge=0)
+    gpu_resource: str = "nvidia.com/gpu"
+    npu: NpuSpec | None = None
+    image_cache_gb: float = Field(200.0, ge=0)
+    pull_bandwidth_gbps: float = Field(1.0, gt=0)
+    super_pod_size: int | None = Field(None, ge=1)
+    rack_size: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _names(self) -> NodeGroup:
+        if self.names is not None and len(self.names) != self.count:
+            raise ValueError(f"names lists {len(self.names)} nodes but count is {self.count}")
+        return self
+
+    def node_names(self) -> list[str]:
+        """``<name>-00`` … unless explicit ``names`` are given."""
+        if self.names is not None:
+            return list(self.names)
+        width = max(2, len(str(self.count - 1)))
+        return [f"{self.name}-{index:0{width}d}" for index in range(self.count)]
+
+
+class QueueSpec(_Model):
+    name: str
+    weight: int = Field(1, ge=0)
+    capability: dict[str, str | int | float] | None = None
+    deserved: dict[str, str | int | float] | None = None
+    guarantee: dict[str, str | int | float] | None = None
+    reclaimable: bool | None = None
+    priority: int = 0
+
+
+class PriorityClassSpec(_Model):
+    name: str
+    value: int
+
+
+class HyperNodeSpec(_Model):
+    name: str
+    tier: int = Field(ge=1)
+    tier_name: str = ""
+    nodes: list[str] = Field(default_factory=list)
+    node_regex: str | None = None
+    hyper_nodes: list[str] = Field(default_factory=list)
+
+
+class ClusterSpec(_Model):
+    node_groups: list[NodeGroup] = Field(min_length=1)
+    queues: list[QueueSpec] = Field(default_factory=lambda: [QueueSpec(name="default")])
+    priority_classes: list[PriorityClassSpec] = Field(default_factory=list)
+    hypernodes: list[HyperNodeSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> ClusterSpec:
+        names = [name for group in self.node_groups for name in group.node_names()]
+        if len(names) != len(set(names)):
+            raise ValueError("node group names produce duplicate node names")
+        queues = [queue.name for queue in self.queues]
+        if len(queues) != len(set(queues)):
+            raise ValueError("duplicate queue names")
+        return self
+
+    def node_names(self) -> list[str]:
+        return [name for group in self.node_groups for name in group.node_names()]
+
+
+class ImageSpec(_Model):
+    name: str
+    size_gb: float = Field(ge=0)
+
+
+class PodShape(_Model):
+    """What each pod of a job or service asks for."""
+
+    image: str
+    queue: str = "default"
+    priority_class: str = ""
+    priority: int | None = None
+    cpu: str | int | float = "1"
+    memory: str | int | float = "1Gi"
+    npus_per_pod: int = Field(0, ge=0)
+    gpus_per_pod: int = Field(0, ge=0)
+    extra_resources: dict[str, str | int | float] = Field(default_factory=dict)
+    node_selector: dict[str, str] = Field(default_factory=dict)
+    labels: dict[str, str] = Field(default_factory=dict)
+    annotations: dict[str, str] = Field(default_factory=dict)
+    preemptable: bool | None = None
+
+
+class TrainingJobSpec(PodShape):
+    """A gang job: all replicas start together; losing one pod restarts the whole gang."""
+
+    name: str
+    arrival: float = Field(0.0, ge=0)
+    duration: float = Field(gt=0)
+    replicas: int = Field(ge=1)
+    min_available: int | None = Field(None, ge=1)
+    checkpoint_interval: float = Field(0.0, ge=0)
+    max_restarts: int = Field(1000, ge=0)
+
+    @model_validator(mode="after")
+    def _min(self) -> TrainingJobSpec:
+        if self.min_available is not None and self.min_available > self.replicas:
+            raise ValueError(f"min_available {self.min_available} exceeds replicas {self.replicas}")
+        return self
+
+
+class TrafficSpec(_Model):
+    """Replicas over time: explicit steps, or a daily wave between min and max."""
+
+    points: list[tuple[float, int]] | None = None
+    min_replicas: int | None = Field(None, ge=0)
+    max_replicas: int | None = Field(None, ge=0)
+    period: float = Field(86400.0, gt=0)
+    peak_at: float = Field(43200.0, ge=0)
+    step: float = Field(900.0, gt=0)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> TrafficSpec:
+        wave = self.min_replicas is not None or self.max_replicas is not None
+        if (self.points is None) == (not wave):
+            raise ValueError("give either points or min_replicas/max_replicas")
+        if wave and (self.min_replicas is None or self.max_replicas is None):
+            raise ValueError("a wave needs both min_replicas and max_replicas")
+        if wave and self.max_replicas is not None and self.min_replicas is not None:
+            if self.max_replicas < self.min_replicas:
+                raise ValueError("max_replicas is below min_replicas")
+        if self.points is not None:
+            times = [t for t, _ in self.points]
+            if times != sorted(times) or not times:
+                raise ValueError("points must be non-empty and sorted by time")
+            if any(replicas < 0 for _, replicas in self.points):
+                raise ValueError("replicas must not be negative")
+        return self
+
+
+class InferenceServiceSpec(PodShape):
+    """A Deployment: replicas follow the traffic; scale-down deletes the highest ranks."""
+
+    name: str
+    traffic: TrafficSpec
+
+
+class BatchPodSpec(PodShape):
+    """A plain pod with a one-pod PodGroup; re-created when evicted."""
+
+    name: str
+    arrival: float = Field(0.0, ge=0)
+    duration: float = Field(gt=0)
+    withdraw_at: float | None = None
+
+
+class FaultSpec(_Model):
+    node: str
+    at: float = Field(ge=0)
+    kind: Literal["hard", "subhealthy", "chip"]
+    duration: float | None = Field(None, gt=0)
+    chips: list[int] = Field(default_factory=list)
+
+
+class Workload(_Model):
+    seed: int = 0
+    horizon: float = Field(86400.0, gt=0)
+    schedule_period: float = Field(1.0, gt=0)
+    skip_idle_cycles: bool = True
+    eviction_grace_period: float = Field(30.0, ge=0)
+    restart_delay: float = Field(0.0, ge=0)
+    conf: str | dict[str, Any] | None = None
+    cluster: ClusterSpec
+    images: list[ImageSpec] = Field(default_factory=list)
+    jobs: list[TrainingJobSpec] = Field(default_factory=list)
+    inference: list[InferenceServiceSpec] = Field(default_factory=list)
+    batch: list[BatchPodSpec] = Field(default_factory=list)
+    faults: list[FaultSpec] = Field(default_factory=list)
+
+    @field_validator("images")
+    @classmethod
+    def _unique_images(cls, images: list[ImageSpec]) -> list[ImageSpec]:
+        names = [image.name for image in images]
+        if len(names) != len(set(names)):
+            raise ValueError("duplicate image names")
+        return images
+
+    @model_validator(mode="after")
+    def _references(self) -> Workload:
+        images = {image.name for image in self.images}
+        queues = {queue.name for queue in self.cluster.queues}
+        classes = {pc.name for pc in self.cluster.priority_classes}
+        nodes = set(self.cluster.node_names())
+        names: set[str] = set()
+        for kind, items in (("jobs", self.jobs), ("inference", self.inference), ("batch", self.batch)):
+            for index, item in enumerate(items):
+                where = f"{kind}[{index}] ({item.name})"
+                if item.name in names:
+                    raise ValueError(f"{where}: the name is used twice")
+                names.add(item.name)
+                if item.image not in images:
+                    raise ValueError(f"{where}: image {item.image!r} is not in images")
+                if item.queue not in queues:
+                    raise ValueError(f"{where}: queue {item.queue!r} is not in cluster.queues")
+                if item.priority_class and item.priority_class not in classes:
+                    raise ValueError(f"{where}: priority_class {item.priority_class!r} is not in cluster.priority_classes")
+        for index, fault in enumerate(self.faults):
+            if fault.node not in nodes:
+                raise ValueError(f"faults[{index}]: node {fault.node!r} is not a node of the cluster")
+        return self
+
+
+def load_workload(path: str | Path) -> Workload:
+    """Read and validate a workload file; errors name the file and the key."""
+    path = Path(path)
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise WorkloadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise WorkloadError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(document, dict):
+        raise WorkloadError(f"{path}: a workload must be a mapping")
+    try:
+        workload = Workload.model_validate(document)
+    except ValidationError as exc:
+        raise WorkloadError(format_validation_error(str(path), exc)) from None
+    if isinstance(workload.conf, str) and not Path(workload.conf).is_absolute():
+        workload = workload.model_copy(update={"conf": str((path.parent / workload.conf).resolve())})
+    return workload
