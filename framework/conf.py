@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
 
 if TYPE_CHECKING:
@@ -239,7 +242,7 @@ def parse_conf(
 ) -> SchedulerConf:
     """Parse and validate conf text; see the module docstring for what is rejected."""
     try:
-        document = yaml.safe_load(text)
+        document = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise ConfError(f"{source}: not valid YAML: {exc}") from exc
     if document is None:

@@ -86,6 +86,16 @@ class PendingTask:
 
 
 @dataclass
+class TopologyAttempt:
+    """A hypernode allocate tried (or left out) for a hard-topology job that stayed pending."""
+
+    podgroup: str
+    tier: str
+    hyper_node: str
+    why: str
+
+
+@dataclass
 class PodGroupEvent:
     podgroup: str
     event_type: str
@@ -104,6 +114,9 @@ class CycleDecisions:
     events: list[PodGroupEvent] = field(default_factory=list)
     nominations: list[Placement] = field(default_factory=list)
     """Pipelined tasks for which victims were evicted: their pods' ``status.nominatedNodeName``."""
+    topology: list[TopologyAttempt] = field(default_factory=list)
+    """For pending jobs with a hard network topology: every hypernode tried, and why it failed
+    (printed by ``--format table``; the JSON carries the same text in the pending reasons)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,9 +132,14 @@ class CycleDecisions:
 def pending_reason(job: JobInfo, task: TaskInfo, events: list[PodGroupEvent] | None = None) -> str:
     """Why a task is still pending (``JobInfo.TaskSchedulingReason``).
 
-    A task placed in a statement that was then discarded says where it could go once the gang is
-    complete; otherwise its nodes' fit errors, else the job's reason.
+    A job with a hard network topology that allocate could not place under any hypernode says
+    which tier and hypernodes were tried and why each failed. A task placed in a statement that was
+    then discarded says where it could go once the gang is complete; otherwise its nodes' fit
+    errors, else the job's reason.
     """
+    explanation = job.topology_explanation
+    if explanation is not None and not explanation.placed:
+        return explanation.render()
     last = task.last_transaction
     if last is not None and last.status == TaskStatus.ALLOCATED:
         return (
@@ -145,6 +163,20 @@ def pending_reason(job: JobInfo, task: TaskInfo, events: list[PodGroupEvent] | N
     if mine:
         return f"{mine[-1].reason}: {mine[-1].message}"
     return "not placed in this cycle"
+
+
+def topology_attempts(job: JobInfo) -> list[TopologyAttempt]:
+    """The rows of the topology table for a job left pending without a hypernode."""
+    explanation = job.topology_explanation
+    if explanation is None or explanation.placed or not job.tasks_with(TaskStatus.PENDING):
+        return []
+    rows = [TopologyAttempt(job.uid, str(a.tier), a.hyper_node, a.reason) for a in explanation.attempts]
+    for skipped in explanation.excluded:
+        why = f"not tried: {skipped.reason}"
+        rows.append(TopologyAttempt(job.uid, str(skipped.tier), skipped.hyper_node, why))
+    if not rows:
+        rows.append(TopologyAttempt(job.uid, "-", "-", explanation.headline()))
+    return rows
 
 
 class DecisionRecorder:
@@ -192,7 +224,9 @@ class DecisionRecorder:
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 reason = pending_reason(job, task, self.current.events)
                 self.current.pending.append(PendingTask(task.key, job.uid, reason))
+            self.current.topology.extend(topology_attempts(job))
         self.current.pipelined.sort(key=lambda p: p.pod)
         self.current.nominations.sort(key=lambda p: p.pod)
         self.current.pending.sort(key=lambda p: p.pod)
         self.current.podgroups.sort(key=lambda p: p.podgroup)
+        self.current.topology.sort(key=lambda t: t.podgroup)

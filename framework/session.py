@@ -37,7 +37,7 @@ from .interface import Arguments, Plugin, PluginBuilder
 from .job_updater import update_all_jobs
 from .node_table import NodeTable
 from .registry import Registry
-from .session_plugins import ExtensionPoints
+from .session_plugins import ExtensionPoints, statuses_of
 from .settings import Settings
 from .statement import Statement, StatementError
 from .util.priority_queue import PriorityQueue
@@ -376,8 +376,7 @@ class Session(ExtensionPoints):
                     passed = np.asarray(fit.passed, dtype=bool)
                     for position in np.flatnonzero(~passed):
                         row = int(alive[position])
-                        code, reason = fit.reason_for(int(position))
-                        errors[row] = FitError.of(task, nodes[row], code, reason)
+                        errors[row] = FitError(task, nodes[row].name, statuses_of(fit, int(position)))
                     alive = alive[passed]
                 else:
                     keep = np.ones(len(alive), dtype=bool)

@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import voting
-from .api.fit_errors import Code, FitError
+from .api.fit_errors import Code, FitError, Status
 from .api.hypernode_info import HyperNodeInfo
 from .api.task_info import TaskInfo
 from .interface import Event, EventHandler
@@ -141,6 +141,10 @@ class BatchFit:
             if mask[position]:
                 return code, reason
         return self.default_code, self.default_reason
+
+    def statuses_for(self, position: int) -> list[tuple[Code, str]]:
+        """Every status of a failed row; one by default, several when a plugin reports more."""
+        return [self.reason_for(position)]
 
 
 class ExtensionPoints:
@@ -450,8 +454,7 @@ class ExtensionPoints:
                     fit = fn(task, rows)
                     if bool(fit.passed[0]):
                         continue
-                    code, reason = fit.reason_for(0)
-                    error = FitError.of(task, node, code, reason)
+                    error = FitError(task, node.name, statuses_of(fit, 0))
                 if error is not None:
                     return error
         return None
@@ -597,6 +600,14 @@ class ExtensionPoints:
         for handler in self.event_handlers:
             if handler.deallocate_func is not None:
                 handler.deallocate_func(Event(task))
+
+
+def statuses_of(fit: BatchFit, position: int) -> list[Status]:
+    """The statuses a batch predicate gives a failed row (its default reason when it lists none)."""
+    statuses = fit.statuses_for(position) if hasattr(fit, "statuses_for") else [fit.reason_for(position)]
+    if not statuses:
+        statuses = [(fit.default_code, fit.default_reason)]
+    return [Status(code, reason) for code, reason in statuses]
 
 
 def pod_index(name: str) -> int | None:

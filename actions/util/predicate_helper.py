@@ -15,6 +15,9 @@ Modes (which failures rule a node out):
   ALLOCATE — every failure (``PredicateForAllocateAction``);
   PREEMPT  — only UnschedulableAndUnresolvable, Error, Skip, Wait (``PredicateForPreemptAction``):
              a node that merely lacks room may still get room by evicting.
+
+The per-node fit errors are built lazily: the returned ``FitErrors`` materialises them only when
+read (allocate reads them only when no node fits).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fumarole.framework.api.fit_errors import Code, FitError, FitErrors, Status
+from fumarole.framework.api.resource import MIN_RESOURCE
 
 if TYPE_CHECKING:
     from fumarole.framework.api.task_info import TaskInfo
@@ -51,12 +55,60 @@ class _Cursor:
         self.index = 0
 
 
+class _Failures:
+    """Failed rows of one task: resource shortfalls (kept as arrays) and plugin errors."""
+
+    def __init__(self) -> None:
+        self.short_rows: list[np.ndarray] = []
+        self.short_names: list[np.ndarray] = []
+        self.errors: dict[int, FitError] = {}
+        self.rows: set[int] = set()
+
+    def add_shortfalls(self, rows: np.ndarray, names: np.ndarray) -> None:
+        if len(rows):
+            self.short_rows.append(rows)
+            self.short_names.append(names)
+            self.rows.update(rows.tolist())
+
+    def add_error(self, row: int, error: FitError) -> None:
+        self.errors[row] = error
+        self.rows.add(row)
+
+    def merge(self, other: _Failures) -> None:
+        self.short_rows.extend(other.short_rows)
+        self.short_names.extend(other.short_names)
+        self.errors.update(other.errors)
+        self.rows |= other.rows
+
+    def build(self, task: TaskInfo, names: list[str]) -> dict[str, FitError]:
+        out: dict[str, FitError] = {}
+        for rows, short in zip(self.short_rows, self.short_names, strict=True):
+            for row, name in zip(rows.tolist(), short.tolist(), strict=True):
+                out[names[row]] = FitError(task, names[row], [Status(Code.UNSCHEDULABLE, f"Insufficient {name}")])
+        for row, error in self.errors.items():
+            out[names[row]] = error
+        return out
+
+
 class PredicateHelper:
     def __init__(self, ssn: Session, *, error_cache: bool = True) -> None:
         self.ssn = ssn
         self.error_cache = error_cache
-        self._cache: dict[str, dict[int, FitError]] = {}
+        self._cache: dict[str, _Failures] = {}
         self._cursor = ssn.persistent(LAST_INDEX_KEY, _Cursor)
+
+    def _shortfalls(self, task: TaskInfo, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows where the request fits future-idle, and the failing rows with their first short resource."""
+        table = self.ssn.node_table
+        cols, values, missing = table.request_columns(task.init_resreq)
+        if missing:
+            return rows[:0], rows, np.full(len(rows), missing[0], dtype=object)
+        available = table.matrix("future_idle")[np.ix_(rows, cols)]
+        short = values - available >= MIN_RESOURCE
+        failing = short.any(axis=1)
+        first = np.argmax(short[failing], axis=1)
+        names = np.asarray(table.resources, dtype=object)[cols[first]] if len(first) else np.zeros(0, dtype=object)
+        return rows[~failing], rows[failing], names
 
     def predicate_nodes(
         self,
@@ -70,42 +122,38 @@ class PredicateHelper:
         """Feasible rows (in rotated order, at most the feasible-node limit) and the fit errors."""
         ssn = self.ssn
         table = ssn.node_table
-        errors = FitErrors()
         total = len(rows)
         if total == 0:
-            return rows, errors
+            return rows, FitErrors()
         start = self._cursor.index % total
         ordered = np.concatenate((rows[start:], rows[:start])) if start else rows
-        failed: dict[int, FitError] = {}
+        failures = _Failures()
         group = f"{task.job}/{task.task_role}"
         use_cache = self.error_cache and bool(task.task_role)
         cached = self._cache.get(group) if use_cache else None
         candidates = ordered
-        if cached:
-            keep = np.fromiter((int(r) not in cached for r in ordered), dtype=bool, count=len(ordered))
-            for row in ordered[~keep]:
-                failed[int(row)] = cached[int(row)]
+        if cached is not None and cached.rows:
+            keep = np.fromiter((row not in cached.rows for row in ordered.tolist()), dtype=bool, count=len(ordered))
             candidates = ordered[keep]
+            failures.merge(cached)
+        fresh = _Failures()
         if check_future_idle and len(candidates):
-            fits = table.fits(task.init_resreq, "future_idle", candidates)
-            for row in candidates[~fits]:
-                short = table.insufficient(task.init_resreq, "future_idle", int(row))
-                reason = f"Insufficient {short[0]}" if short else "Insufficient resources"
-                failed[int(row)] = FitError(task, table.names[int(row)], [Status(Code.UNSCHEDULABLE, reason)])
-            candidates = candidates[fits]
+            candidates, short_rows, short_names = self._shortfalls(task, candidates)
+            fresh.add_shortfalls(short_rows, short_names)
         if len(candidates):
             passed, plugin_errors = ssn.predicate_nodes(task, candidates)
             if plugin_errors:
                 survivors = set(passed.tolist())
                 for row, error in plugin_errors.items():
                     if _rules_out(error, mode):
-                        failed[row] = error
+                        fresh.add_error(row, error)
                     else:
                         survivors.add(row)
                 passed = np.asarray([r for r in candidates.tolist() if r in survivors], dtype=np.int64)
             candidates = passed
-        if use_cache and failed:
-            self._cache.setdefault(group, {}).update(failed)
+        if use_cache and fresh.rows:
+            self._cache.setdefault(group, _Failures()).merge(fresh)
+        failures.merge(fresh)
         feasible = candidates
         processed = total
         if limit:
@@ -113,9 +161,8 @@ class PredicateHelper:
             if len(feasible) > wanted:
                 feasible = feasible[:wanted]
                 # Volcano stops once it has found enough; everything up to the last kept node was processed.
-                position = {int(r): i for i, r in enumerate(ordered.tolist())}
-                processed = position[int(feasible[-1])] + 1
+                position = np.flatnonzero(ordered == feasible[-1])
+                processed = int(position[0]) + 1
         self._cursor.index = (start + processed) % total
-        for row, error in failed.items():
-            errors.nodes[table.names[row]] = error
-        return feasible, errors
+        names = table.names
+        return feasible, FitErrors(lazy=lambda: failures.build(task, names))

@@ -2,7 +2,9 @@
 ``SortNodes`` and allocate's ``prioritizeNodes`` gradients).
 
 A node's score is, as upstream, the sum of: the plugins' reduce scores (over their map scores,
-floored to integers), the node-order scores, and the batch node-order scores. The best node is the
+floored to integers), the node-order scores, and the batch node-order scores. A scalar node-order
+function may carry a ``batch(task, rows)`` method giving the same scores for many rows at once; it
+is then used instead of one call per node (same numbers, summed in the same order). The best node is the
 one the first best-node plugin picks, else the highest score, ties broken by the session's seeded
 random generator.
 """
@@ -25,9 +27,7 @@ def prioritize_nodes(ssn: Session, task: TaskInfo, rows: np.ndarray) -> np.ndarr
     size = len(rows)
     total = np.zeros(size, dtype=np.float64)
     nodes = ssn.node_table.nodes
-    has_map = ssn.has_fns("node_map") or ssn.has_fns("node_reduce")
-    has_order = ssn.has_fns("node_order")
-    if has_map or has_order:
+    if ssn.has_fns("node_map") or ssn.has_fns("node_reduce"):
         plugin_scores: dict[str, dict[str, float]] = {}
         order_scores = np.zeros(size, dtype=np.float64)
         for position, row in enumerate(rows.tolist()):
@@ -36,11 +36,24 @@ def prioritize_nodes(ssn: Session, task: TaskInfo, rows: np.ndarray) -> np.ndarr
             for plugin, score in map_scores.items():
                 plugin_scores.setdefault(plugin, {})[node.name] = float(math.floor(score))
             order_scores[position] = order
-        reduced = ssn.node_order_reduce_fn(task, plugin_scores) if has_map else {}
+        reduced = ssn.node_order_reduce_fn(task, plugin_scores)
         if reduced:
             names = ssn.node_table.names
             total += np.fromiter((reduced.get(names[r], 0.0) for r in rows.tolist()), dtype=np.float64, count=size)
         total += order_scores
+    else:
+        order_fns = [fn for tier in ssn.enabled_fns("node_order") for fn in tier]
+        if order_fns:
+            order_scores = np.zeros(size, dtype=np.float64)
+            for fn in order_fns:
+                batch = getattr(fn, "batch", None)
+                if batch is not None:
+                    order_scores += np.asarray(batch(task, rows), dtype=np.float64)
+                else:
+                    order_scores += np.fromiter(
+                        (float(fn(task, nodes[row])) for row in rows.tolist()), dtype=np.float64, count=size
+                    )
+            total += order_scores
     if ssn.has_fns("batch_node_order"):
         total += ssn.batch_node_order_fn(task, rows)
     return total

@@ -8,7 +8,8 @@ predicate raises (or returns) a ``FitError`` whose statuses say how bad the fail
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
@@ -79,13 +80,34 @@ def as_fit_error(task: TaskInfo | None, node_name: str, error: BaseException) ->
     return FitError(task, node_name, [Status(Code.ERROR, str(error))])
 
 
-@dataclass
 class FitErrors:
-    """Per-node failures of one task, summarised as a histogram (``api.FitErrors``)."""
+    """Per-node failures of one task, summarised as a histogram (``api.FitErrors``).
 
-    nodes: dict[str, FitError] = field(default_factory=dict)
-    hyper_node: str = ""
-    error: str = ""
+    ``nodes`` may be filled lazily: a producer can hand over a function that builds the per-node
+    errors only when somebody reads them (most predicate passes find a node and never look).
+    """
+
+    def __init__(
+        self,
+        nodes: dict[str, FitError] | None = None,
+        hyper_node: str = "",
+        error: str = "",
+        *,
+        lazy: Callable[[], dict[str, FitError]] | None = None,
+    ) -> None:
+        self._nodes = nodes if nodes is not None else {}
+        self._lazy = lazy
+        self.hyper_node = hyper_node
+        self.error = error
+
+    @property
+    def nodes(self) -> dict[str, FitError]:
+        if self._lazy is not None:
+            produced = self._lazy()
+            self._lazy = None
+            produced.update(self._nodes)
+            self._nodes = produced
+        return self._nodes
 
     def set_error(self, message: str) -> None:
         self.error = message
@@ -107,11 +129,15 @@ class FitErrors:
         return counts
 
     def __str__(self) -> str:
-        head = self.error or f"0/{len(self.nodes)} nodes are unavailable"
-        if not self.nodes:
+        nodes = self.nodes
+        head = self.error or f"0/{len(nodes)} nodes are unavailable"
+        if not nodes:
             return head
         parts = sorted(f"{count} {reason}" for reason, count in self.reason_histogram().items())
         message = f"{head}: {', '.join(parts)}."
         if self.hyper_node:
             message = f"In hyperNode {self.hyper_node}: {message}"
         return message
+
+    def __repr__(self) -> str:
+        return f"FitErrors({self})"

@@ -38,38 +38,48 @@ POD_GROUP_COMPLETED = "Completed"
 
 @dataclass
 class HyperNodeAttempt:
-    """One hypernode the allocate action tried for a job, and why it could not hold the job."""
+    """One hypernode the allocate action tried (or the gradient left out) for a job, and why it
+    could not hold the job; ``scope`` is the sub-job concerned ("" for the job itself)."""
 
     tier: int
     hyper_node: str
     reason: str = ""
+    scope: str = ""
 
 
 @dataclass
 class TopologyExplanation:
     """What allocate tried, in its last attempt this session, for a job with a hard network topology.
 
-    ``attempts`` lists the hypernodes of every gradient walked (the tier, the name, why it failed);
+    ``highest_tier`` is the job's ``highestTierAllowed`` (None when only sub-jobs are hard);
+    ``attempts`` lists the hypernodes of every gradient walked (tier, name, why the dry run failed);
     ``excluded`` the hypernodes the gradient function left out for lack of resources; ``note`` a
     reason that stopped the search altogether; ``placed`` the hypernode chosen when one was found.
     """
 
-    highest_tier: int
+    highest_tier: int | None
     attempts: list[HyperNodeAttempt] = field(default_factory=list)
     excluded: list[HyperNodeAttempt] = field(default_factory=list)
     note: str = ""
     placed: str = ""
 
-    def render(self) -> str:
-        lines = [f"no hypernode of tier <= {self.highest_tier} could hold the job (hard network topology)"]
+    def headline(self) -> str:
+        if self.highest_tier is None:
+            head = "no hypernode could hold the job's sub-jobs (hard network topology)"
+        else:
+            head = f"no hypernode of tier <= {self.highest_tier} could hold the job (hard network topology)"
         if self.note:
-            lines[0] += f": {self.note}"
+            return f"{head}: {self.note}"
+        if not self.attempts and not self.excluded:
+            return f"{head}: no hypernode was eligible"
+        return head
+
+    def render(self) -> str:
+        lines = [self.headline()]
         for attempt in self.attempts:
             lines.append(f"- tier {attempt.tier} hypernode {attempt.hyper_node}: {attempt.reason}")
         for skipped in self.excluded:
             lines.append(f"- tier {skipped.tier} hypernode {skipped.hyper_node} not tried: {skipped.reason}")
-        if not self.attempts and not self.excluded and not self.note:
-            lines[0] += ": no hypernode was eligible"
         return "\n".join(lines)
 
 

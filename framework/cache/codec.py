@@ -18,6 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
 from pydantic import ValidationError
 
 from ..conf import format_validation_error
@@ -84,7 +87,7 @@ def _flatten(documents: Iterable[Any], path: str) -> list[tuple[str, Mapping[str
 def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFile:
     """Parse and validate the objects in YAML text; raise SnapshotError on the first bad one."""
     try:
-        raw_documents = list(yaml.safe_load_all(text))
+        raw_documents = list(yaml.load_all(text, Loader=SAFE_LOADER))
     except yaml.YAMLError as exc:
         raise SnapshotError(f"{path}: not valid YAML: {exc}") from exc
     loaded = LoadedFile(path)

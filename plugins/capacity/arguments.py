@@ -1,14 +1,10 @@
 """Arguments of the capacity plugin, as the conf loader validates them.
 
-=========================================  ======  =======  ============================================
-key                                        type    default  meaning
-=========================================  ======  =======  ============================================
-``ancestorReclaimLevel``                   int     0        how many ancestor levels a hierarchical
-                                                            reclaim / preemptive check also looks at;
-                                                            a negative value is logged and read as 0
-``capacity.DynamicResourceAllocationEnable``  bool  (gate)  accepted and **ignored**: fumarole has no DRA
-``capacity.DRAConsumableCapacityEnable``   bool    (gate)   accepted and **ignored**: fumarole has no DRA
-=========================================  ======  =======  ============================================
+* ``ancestorReclaimLevel`` (int, default 0): how many ancestor levels a hierarchical reclaim and
+  preemptive check also look at; a negative value is logged and read as 0.
+* ``capacity.DynamicResourceAllocationEnable`` (bool): accepted and **ignored** (fumarole has no
+  DRA); upstream defaults it to the ``DynamicResourceAllocation`` feature gate.
+* ``capacity.DRAConsumableCapacityEnable`` (bool): accepted and **ignored**, likewise.
 
 Upstream reads these in ``New`` / ``parseArguments`` (plugins/capacity/capacity.go).
 """
@@ -27,6 +23,10 @@ class CapacityArguments(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    ancestor_reclaim_level: StrictInt = Field(0, alias=ANCESTOR_RECLAIM_LEVEL_KEY)
-    dynamic_resource_allocation_enable: StrictBool | None = Field(None, alias=DRA_ENABLE_KEY)
-    dra_consumable_capacity_enable: StrictBool | None = Field(None, alias=DRA_CONSUMABLE_CAPACITY_KEY)
+    ancestor_reclaim_level: StrictInt = Field(0, alias="ancestorReclaimLevel")
+    dynamic_resource_allocation_enable: StrictBool | None = Field(
+        None, alias="capacity.DynamicResourceAllocationEnable"
+    )
+    dra_consumable_capacity_enable: StrictBool | None = Field(
+        None, alias="capacity.DRAConsumableCapacityEnable"
+    )

@@ -22,7 +22,9 @@ def go_div(numerator: np.ndarray | int, denominator: np.ndarray | int) -> np.nda
     return np.where((num < 0) ^ (den < 0), -quotient, quotient)
 
 
-def default_normalize_score(scores: np.ndarray, reverse: bool, max_priority: int = MAX_NODE_SCORE) -> np.ndarray:
+def default_normalize_score(
+    scores: np.ndarray, reverse: bool, max_priority: int = MAX_NODE_SCORE
+) -> np.ndarray:
     """``helper.DefaultNormalizeScore`` over one candidate list (int64 in, int64 out)."""
     scores = np.asarray(scores, dtype=np.int64)
     max_count = max(int(scores.max(initial=0)), 0)

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from fumarole.framework.api.labels import LabelSelector, Requirement
 from fumarole.framework.api.resource import CPU, GPU_RESOURCE_NAME, MEMORY, Resource
 from fumarole.framework.interface import Event, EventHandler
@@ -94,21 +93,31 @@ def whole_units(milli: float) -> int:
     return math.ceil(milli / 1000)
 
 
+def _names_cpu_and_memory(pod: Pod) -> bool:
+    return all(
+        CPU in c.resources.requests and MEMORY in c.resources.requests
+        for c in (*pod.spec.containers, *pod.spec.init_containers)
+    )
+
+
 def pod_requests(task: TaskInfo) -> tuple[np.ndarray, np.ndarray]:
     """(cpu, memory, gpu) requested and (cpu, memory) non-zero requested by the task's pod, as int64.
 
-    A task without a pod object falls back to its ``resreq`` (defaults applied to zero cpu/memory).
+    The plain request is the task's ``resreq`` (the same aggregation, already parsed); the non-zero
+    one equals it when every container names cpu and memory. A task without a pod object gets the
+    defaults on a zero cpu / memory.
     """
     pod = task.pod
+    plain = task.resreq
     if pod is None:
-        plain = task.resreq
         defaulted = plain.clone()
         if defaulted.milli_cpu == 0:
             defaulted.milli_cpu = DEFAULT_MILLI_CPU_REQUEST
         if defaulted.memory == 0:
             defaulted.memory = DEFAULT_MEMORY_REQUEST
+    elif _names_cpu_and_memory(pod):
+        defaulted = plain
     else:
-        plain = _aggregate(pod, non_missing=False)
         defaulted = _aggregate(pod, non_missing=True)
     requested = np.array(
         [int(plain.milli_cpu), int(plain.memory), whole_units(plain.get(GPU_RESOURCE_NAME))], dtype=np.int64
@@ -124,13 +133,15 @@ class AffinityTerm:
 
     Namespaces are not modelled in fumarole; a namespace is treated as existing with no labels, so
     a namespace selector selects every namespace when it matches an empty label set, else none.
+    Terms compare and hash by value (``selector_key``), so identical terms share cached counts.
     """
 
     namespaces: frozenset[str]
     all_namespaces: bool
-    selector: LabelSelector | None
-    """None = the term has no label selector and matches no pod (``labels.Nothing()``)."""
+    selector_key: tuple[object, ...] | None
     topology_key: str
+    selector: LabelSelector | None = field(compare=False, hash=False)
+    """None = the term has no label selector and matches no pod (``labels.Nothing()``)."""
 
     def matches(self, namespace: str, labels: dict[str, str]) -> bool:
         if not (self.all_namespaces or namespace in self.namespaces):
@@ -144,8 +155,12 @@ class WeightedTerm:
     term: AffinityTerm
 
 
-def _selector(model: LabelSelectorModel | None) -> LabelSelector | None:
-    return None if model is None else model.to_selector()
+def _selector_key(model: LabelSelectorModel | None) -> tuple[object, ...] | None:
+    if model is None:
+        return None
+    labels = tuple(sorted(model.match_labels.items()))
+    expressions = tuple((r.key, r.operator, tuple(r.values)) for r in model.match_expressions)
+    return (labels, expressions)
 
 
 def affinity_term(owner_namespace: str, term: PodAffinityTerm) -> AffinityTerm:
@@ -155,7 +170,9 @@ def affinity_term(owner_namespace: str, term: PodAffinityTerm) -> AffinityTerm:
     else:
         namespaces = frozenset(term.namespaces)
     all_namespaces = term.namespace_selector is not None and term.namespace_selector.to_selector().matches({})
-    return AffinityTerm(namespaces, all_namespaces, _selector(term.label_selector), term.topology_key)
+    model = term.label_selector
+    selector = None if model is None else model.to_selector()
+    return AffinityTerm(namespaces, all_namespaces, _selector_key(model), term.topology_key, selector)
 
 
 def weighted_terms(owner_namespace: str, terms: list[WeightedPodAffinityTerm]) -> tuple[WeightedTerm, ...]:
@@ -188,7 +205,9 @@ def pod_entry(task: TaskInfo, row: int) -> PodEntry:
         if affinity.pod_affinity is not None:
             entry.preferred_affinity = weighted_terms(task.namespace, affinity.pod_affinity.preferred)
         if affinity.pod_anti_affinity is not None:
-            entry.preferred_anti_affinity = weighted_terms(task.namespace, affinity.pod_anti_affinity.preferred)
+            entry.preferred_anti_affinity = weighted_terms(
+                task.namespace, affinity.pod_anti_affinity.preferred
+            )
     return entry
 
 
@@ -241,7 +260,8 @@ class K8sNodeView:
     _groups: dict[str, LabelGroups] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, ssn: Session) -> K8sNodeView:
+    def build(cls, ssn: Session, *, with_pods: bool = True) -> K8sNodeView:
+        """The view of the session's nodes; without ``with_pods`` only allocatable and labels."""
         table = ssn.node_table
         size = len(table)
         alloc = np.zeros((size, 3), dtype=np.int64)
@@ -253,9 +273,11 @@ class K8sNodeView:
                 whole_units(allocatable.get(GPU_RESOURCE_NAME)),
             )
         view = cls(table, alloc, np.zeros((size, 3), dtype=np.int64), np.zeros((size, 2), dtype=np.int64))
-        for row, node in enumerate(table.nodes):
-            for task in node.tasks.values():
-                view.add(task, row)
+        if with_pods:
+            for row, node in enumerate(table.nodes):
+                for task in node.tasks.values():
+                    view.add(task, row)
+            ssn.add_event_handler(view.event_handler())
         return view
 
     # ------------------------------------------------------------------ pods

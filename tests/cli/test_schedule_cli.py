@@ -255,6 +255,11 @@ def _known_plugins() -> str:
     return ", ".join(sorted(installed | TEST_PLUGINS))
 
 
+def _known_actions() -> str:
+    installed = {ep.name for ep in metadata.entry_points(group="fumarole.actions")}
+    return ", ".join(sorted(installed | {"bindfirst", "broken-action", "counting"}))
+
+
 BAD_POD = """\
 apiVersion: v1
 kind: Node
@@ -316,8 +321,7 @@ FILES: dict[str, str] = {
         ),
         pytest.param(
             ["--conf", "unknown-action.yaml", "--snapshot", "cluster.yaml"],
-            "unknown-action.yaml: actions: unknown action 'allocat' (known: allocate, backfill, bindfirst, "
-            "broken-action, counting, enqueue)",
+            "unknown-action.yaml: actions: unknown action 'allocat' (known: {actions})",
             id="unknown-action",
         ),
         pytest.param(
@@ -377,7 +381,7 @@ def test_bad_input_exits_2_with_one_message(workdir: Path, args: list[str], mess
     result = schedule(workdir, *args)
     assert result.returncode == 2
     assert result.stdout == ""
-    assert result.stderr == f"fumarole: {message.format(known=_known_plugins())}\n"
+    assert result.stderr == f"fumarole: {message.format(known=_known_plugins(), actions=_known_actions())}\n"
 
 
 def test_usage_errors_come_from_argparse(workdir: Path) -> None:

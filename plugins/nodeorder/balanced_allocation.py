@@ -1,0 +1,54 @@
+"""NodeResourcesBalancedAllocation over cpu, memory and ``nvidia.com/gpu`` (weights 1, as Volcano
+configures it): favours nodes whose resource fractions stay close to each other.
+
+For each resource, ``fraction = (requested + pod request) / allocatable`` capped at 1, with the
+node's *actual* requests (``NodeInfo.Requested``, no non-zero defaults) and the pod's actual
+request; a resource with allocatable 0 is left out, and the GPU also when the pod does not request
+it. ``std`` is ``|f0 - f1| / 2`` for two fractions, the population standard deviation for three,
+0 otherwise; the score is ``int64((1 - std) × 100)``. A pod requesting none of the three resources
+skips the plugin (``PreScore`` returns Skip, kubernetes#129138). No normalisation.
+Spec: ``noderesources/balanced_allocation.go`` and ``resource_allocation.go``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .normalize import MAX_NODE_SCORE
+from .state import CPU_COL, GPU_COL, MEM_COL, K8sNodeView
+
+BALANCED_RESOURCES = (CPU_COL, MEM_COL, GPU_COL)
+
+
+def balanced_allocation_scores(
+    view: K8sNodeView, pod_requested: np.ndarray, rows: np.ndarray
+) -> np.ndarray | None:
+    """Scores (int64) of ``rows``, or None when the plugin skips this pod."""
+    if not np.any(pod_requested[list(BALANCED_RESOURCES)]):
+        return None
+    size = len(rows)
+    fractions = np.zeros((size, 3), dtype=np.float64)
+    counted = np.zeros((size, 3), dtype=bool)
+    for i, col in enumerate(BALANCED_RESOURCES):
+        if col == GPU_COL and pod_requested[col] == 0:
+            continue
+        capacity = view.alloc[rows, col]
+        requested = view.requested[rows, col] + pod_requested[col]
+        counted[:, i] = capacity != 0
+        safe = np.where(capacity == 0, 1, capacity).astype(np.float64)
+        fractions[:, i] = np.minimum(requested.astype(np.float64) / safe, 1.0)
+    count = counted.sum(axis=1)
+    # Counted fractions first, in resource order (the order Kubernetes appends them).
+    order = np.argsort(~counted, axis=1, kind="stable")
+    ordered = np.take_along_axis(fractions, order, axis=1)
+    first, second, third = ordered[:, 0], ordered[:, 1], ordered[:, 2]
+    std = np.zeros(size, dtype=np.float64)
+    two = count == 2
+    std[two] = np.abs((first[two] - second[two]) / 2)
+    three = count == 3
+    if np.any(three):
+        a, b, c = first[three], second[three], third[three]
+        mean = ((a + b) + c) / 3
+        total = ((a - mean) * (a - mean) + (b - mean) * (b - mean)) + (c - mean) * (c - mean)
+        std[three] = np.sqrt(total / 3)
+    return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)

@@ -1,0 +1,215 @@
+"""The nodeorder plugin: Kubernetes score plugins, weighted, as one node-order score.
+
+Spec: ``pkg/scheduler/plugins/nodeorder/nodeorder.go``. Arguments (``<name>.weight``, integers):
+``leastrequested`` 1, ``mostrequested`` 0, ``nodeaffinity`` 2, ``podaffinity`` 2,
+``balancedresource`` 1, ``tainttoleration`` 3, ``imagelocality`` 1, ``podtopologyspread`` 2; a
+scorer whose weight is 0 is not built. Registers, gated by ``enableNodeOrder``:
+
+* NodeOrderFn: ``imagelocality.weight × ImageLocality`` raw score, node by node (only when that
+  weight is non-zero: Volcano registers a function that then always answers 0);
+* BatchNodeOrderFn (columnar over the candidate rows): ``Σ weight × score`` of LeastAllocated,
+  MostAllocated, BalancedAllocation, NodeAffinity, InterPodAffinity and TaintToleration, each score
+  normalised over the candidates exactly as ``nodescore.CalculatePluginScore`` does; a scorer that
+  skips the pod (PreScore Skip) contributes nothing.
+
+The scorers read ``K8sNodeView`` (see ``state``), a columnar mirror of the Kubernetes node infos
+Volcano builds, kept current by an event handler (pods are tracked only when a resource scorer
+or InterPodAffinity is enabled).
+
+Deliberate differences: PodTopologySpread is accepted as an argument but contributes nothing: the Pod
+model carries no ``topologySpreadConstraints`` and no Services/ReplicaSets/StatefulSets are modelled
+for the system-default constraints, in which case Kubernetes' plugin skips every pod. See the
+scorer modules for their own notes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from fumarole.framework.interface import Arguments
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+from .balanced_allocation import balanced_allocation_scores
+from .image_locality import ImageLocalityScorer
+from .inter_pod_affinity import InterPodAffinityScorer
+from .least_allocated import least_allocated_scores
+from .most_allocated import most_allocated_scores
+from .node_affinity import NodeAffinityScorer
+from .state import K8sNodeView, pod_requests
+from .taint_toleration import TaintTolerationScorer
+
+if TYPE_CHECKING:
+    from fumarole.framework.api.node_info import NodeInfo
+    from fumarole.framework.api.task_info import TaskInfo
+    from fumarole.framework.session import Session
+
+PLUGIN_NAME = "nodeorder"
+
+LEAST_REQUESTED_WEIGHT = "leastrequested.weight"
+MOST_REQUESTED_WEIGHT = "mostrequested.weight"
+NODE_AFFINITY_WEIGHT = "nodeaffinity.weight"
+POD_AFFINITY_WEIGHT = "podaffinity.weight"
+BALANCED_RESOURCE_WEIGHT = "balancedresource.weight"
+TAINT_TOLERATION_WEIGHT = "tainttoleration.weight"
+IMAGE_LOCALITY_WEIGHT = "imagelocality.weight"
+POD_TOPOLOGY_SPREAD_WEIGHT = "podtopologyspread.weight"
+
+
+class NodeOrderArguments(BaseModel):
+    """The arguments ``calculateWeight`` reads (Go ints; anything else is rejected)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    least_requested: StrictInt = Field(1, alias="leastrequested.weight")
+    most_requested: StrictInt = Field(0, alias="mostrequested.weight")
+    node_affinity: StrictInt = Field(2, alias="nodeaffinity.weight")
+    pod_affinity: StrictInt = Field(2, alias="podaffinity.weight")
+    balanced_resource: StrictInt = Field(1, alias="balancedresource.weight")
+    taint_toleration: StrictInt = Field(3, alias="tainttoleration.weight")
+    image_locality: StrictInt = Field(1, alias="imagelocality.weight")
+    pod_topology_spread: StrictInt = Field(2, alias="podtopologyspread.weight")
+
+
+@dataclass(frozen=True)
+class PriorityWeight:
+    """``priorityWeight``."""
+
+    least_requested: int = 1
+    most_requested: int = 0
+    node_affinity: int = 2
+    pod_affinity: int = 2
+    balanced_resource: int = 1
+    taint_toleration: int = 3
+    image_locality: int = 1
+    pod_topology_spread: int = 2
+
+    @classmethod
+    def from_arguments(cls, arguments: Arguments) -> PriorityWeight:
+        """``calculateWeight``: every key optional, defaults as above."""
+        d = cls()
+        return cls(
+            least_requested=arguments.get_int(LEAST_REQUESTED_WEIGHT, d.least_requested),
+            most_requested=arguments.get_int(MOST_REQUESTED_WEIGHT, d.most_requested),
+            node_affinity=arguments.get_int(NODE_AFFINITY_WEIGHT, d.node_affinity),
+            pod_affinity=arguments.get_int(POD_AFFINITY_WEIGHT, d.pod_affinity),
+            balanced_resource=arguments.get_int(BALANCED_RESOURCE_WEIGHT, d.balanced_resource),
+            taint_toleration=arguments.get_int(TAINT_TOLERATION_WEIGHT, d.taint_toleration),
+            image_locality=arguments.get_int(IMAGE_LOCALITY_WEIGHT, d.image_locality),
+            pod_topology_spread=arguments.get_int(POD_TOPOLOGY_SPREAD_WEIGHT, d.pod_topology_spread),
+        )
+
+
+class ImageLocalityOrder:
+    """The registered NodeOrderFn: one node per call, or many rows at once through ``batch``."""
+
+    def __init__(self, plugin: NodeOrderPlugin) -> None:
+        self.plugin = plugin
+
+    def __call__(self, task: TaskInfo, node: NodeInfo) -> float:
+        return self.plugin.node_order_fn(task, node)
+
+    def batch(self, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
+        scorer = self.plugin.image_locality
+        if scorer is None:
+            return np.zeros(len(rows), dtype=np.float64)
+        return scorer.batch_scores(task.pod, rows).astype(np.float64) * float(self.plugin.weight.image_locality)
+
+
+class NodeOrderPlugin:
+    """Volcano's ``nodeorder`` plugin."""
+
+    name = PLUGIN_NAME
+    arguments_model = NodeOrderArguments
+
+    def __init__(self, arguments: Arguments) -> None:
+        self.arguments = arguments
+        self.weight = PriorityWeight.from_arguments(arguments)
+        self.view: K8sNodeView | None = None
+        self.node_affinity: NodeAffinityScorer | None = None
+        self.taint_toleration: TaintTolerationScorer | None = None
+        self.inter_pod_affinity: InterPodAffinityScorer | None = None
+        self.image_locality: ImageLocalityScorer | None = None
+
+    @property
+    def batch_scorers(self) -> list[str]:
+        """Names of the batch scorers this configuration builds (``InitPlugin``'s ScorePlugins)."""
+        w = self.weight
+        enabled = [
+            ("NodeResourcesFit_LeastAllocated", w.least_requested),
+            ("NodeResourcesFit_MostAllocated", w.most_requested),
+            ("NodeResourcesBalancedAllocation", w.balanced_resource),
+            ("NodeAffinity", w.node_affinity),
+            ("InterPodAffinity", w.pod_affinity),
+            ("TaintToleration", w.taint_toleration),
+        ]
+        return [name for name, weight in enabled if weight != 0]
+
+    def on_session_open(self, ssn: Session) -> None:
+        w = self.weight
+        with_pods = any((w.least_requested, w.most_requested, w.balanced_resource, w.pod_affinity))
+        view = K8sNodeView.build(ssn, with_pods=with_pods)
+        self.view = view
+        if w.node_affinity != 0:
+            self.node_affinity = NodeAffinityScorer(view)
+        if w.taint_toleration != 0:
+            self.taint_toleration = TaintTolerationScorer(view)
+        if w.pod_affinity != 0:
+            self.inter_pod_affinity = InterPodAffinityScorer(view)
+        if w.image_locality != 0:
+            self.image_locality = ImageLocalityScorer(ssn.node_table.nodes)
+            ssn.add_node_order_fn(self.name, ImageLocalityOrder(self))
+        ssn.add_batch_node_order_fn(self.name, self.batch_node_order_fn)
+
+    def on_session_close(self, ssn: Session) -> None:
+        self.view = None
+        self.node_affinity = None
+        self.taint_toleration = None
+        self.inter_pod_affinity = None
+        self.image_locality = None
+
+    # ------------------------------------------------------------------ extension points
+    def node_order_fn(self, task: TaskInfo, node: NodeInfo) -> float:
+        """``NodeOrderFn``: the weighted raw ImageLocality score of one node."""
+        if self.image_locality is None:
+            return 0.0
+        return float(self.image_locality.score(task.pod, node.name)) * float(self.weight.image_locality)
+
+    def batch_node_order_fn(self, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
+        """``BatchNodeOrderFn``: Σ weight × normalised score over the candidate rows."""
+        total = np.zeros(len(rows), dtype=np.float64)
+        for scores in self.scores(task, rows).values():
+            total += scores.astype(np.float64)
+        return total
+
+    def scores(self, task: TaskInfo, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """Each enabled scorer's weighted int64 scores over ``rows`` (skipped scorers absent)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        out: dict[str, np.ndarray] = {}
+        if not len(rows) or self.view is None:
+            return out
+        w = self.weight
+        view = self.view
+        requested, non_zero = pod_requests(task)
+        if w.least_requested != 0:
+            out["NodeResourcesFit_LeastAllocated"] = (
+                least_allocated_scores(view, non_zero, rows) * w.least_requested
+            )
+        if w.most_requested != 0:
+            out["NodeResourcesFit_MostAllocated"] = (
+                most_allocated_scores(view, non_zero, rows) * w.most_requested
+            )
+        if w.balanced_resource != 0:
+            balanced = balanced_allocation_scores(view, requested, rows)
+            if balanced is not None:
+                out["NodeResourcesBalancedAllocation"] = balanced * w.balanced_resource
+        if self.node_affinity is not None:
+            affinity = self.node_affinity.scores(task.pod, rows)
+            if affinity is not None:
+                out["NodeAffinity"] = affinity * w.node_affinity
+        if self.inter_pod_affinity is not None:
+            out["InterPodAffinity"] = self.inter_pod_affinity.scores(task, rows) * w.pod_affinity
+        if self.taint_toleration is not None:
+            out["TaintToleration"] = self.taint_toleration.scores(task.pod, rows) * w.taint_toleration
+        return out
