@@ -32,8 +32,22 @@ class RegistryError(LookupError):
     """A name that cannot be resolved or an extension that cannot be loaded."""
 
 
-def _entry_point_names(group: str) -> set[str]:
-    return {ep.name for ep in metadata.entry_points(group=group)}
+def _scan_entry_point_names(group: str) -> frozenset[str]:
+    return frozenset(ep.name for ep in metadata.entry_points(group=group))
+
+
+_NAMES: dict[str, frozenset[str]] = {}
+
+
+def _entry_point_names(group: str, *, refresh: bool = False) -> frozenset[str]:
+    """Names of a group's entry points; scanned once per process and again when a name is missed."""
+    if refresh or group not in _NAMES:
+        _NAMES[group] = _scan_entry_point_names(group)
+    return _NAMES[group]
+
+
+def _has_entry_point(group: str, name: str) -> bool:
+    return name in _entry_point_names(group) or name in _entry_point_names(group, refresh=True)
 
 
 class _FreshNamedExtensionManager(NamedExtensionManager):  # type: ignore[misc]
@@ -98,7 +112,7 @@ class Registry:
 
     # ------------------------------------------------------------------ names
     def _canonical(self, name: str) -> str:
-        if name in self._plugins or (self._use_entry_points and name in _entry_point_names(PLUGINS_GROUP)):
+        if name in self._plugins or (self._use_entry_points and _has_entry_point(PLUGINS_GROUP, name)):
             return name
         for pattern, target in self._aliases:
             if pattern.fullmatch(name):
@@ -124,10 +138,11 @@ class Registry:
         return names
 
     def has_plugin(self, name: str) -> bool:
-        return self._canonical(name) in self.plugin_names()
+        canonical = self._canonical(name)
+        return canonical in self._plugins or (self._use_entry_points and _has_entry_point(PLUGINS_GROUP, canonical))
 
     def has_action(self, name: str) -> bool:
-        return name in self.action_names()
+        return name in self._actions or (self._use_entry_points and _has_entry_point(ACTIONS_GROUP, name))
 
     # ------------------------------------------------------------------ loading
     def _get(self, group: str, name: str, explicit: dict[str, Any]) -> Any:
@@ -143,7 +158,7 @@ class Registry:
     def plugin_builder(self, name: str) -> PluginBuilder:
         """The builder of a plugin (aliases resolved); RegistryError when unknown or broken."""
         canonical = self._canonical(name)
-        if canonical not in self.plugin_names():
+        if not self.has_plugin(canonical):
             raise RegistryError(f"unknown plugin {name!r} (known: {', '.join(sorted(self.plugin_names()))})")
         builder: PluginBuilder = self._get(PLUGINS_GROUP, canonical, self._plugins)
         return builder
@@ -155,7 +170,7 @@ class Registry:
         return factory
 
     def policy(self, name: str) -> Any:
-        if name not in self.policy_names():
+        if name not in self._policies and not (self._use_entry_points and _has_entry_point(POLICIES_GROUP, name)):
             raise RegistryError(f"unknown policy {name!r}")
         return self._get(POLICIES_GROUP, name, self._policies)
 

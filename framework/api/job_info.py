@@ -297,11 +297,11 @@ class JobInfo:
         return sum(1 for t in self.task_status_index.get(TaskStatus.RELEASING, {}).values() if t.node_name)
 
     def valid_task_num(self) -> int:
-        wanted = TaskStatus.SUCCEEDED | TaskStatus.PIPELINED | TaskStatus.PENDING
+        wanted = (TaskStatus.SUCCEEDED, TaskStatus.PIPELINED, TaskStatus.PENDING)
         return sum(
             len(tasks)
             for status, tasks in self.task_status_index.items()
-            if allocated_status(status) or status & wanted
+            if allocated_status(status) or status in wanted
         )
 
     def is_ready(self) -> bool:
@@ -327,7 +327,7 @@ class JobInfo:
     def _roles(self, statuses: TaskStatus, include_empty_pending: bool) -> Counter[str]:
         counts: Counter[str] = Counter()
         for status, tasks in self.task_status_index.items():
-            if allocated_status(status) or status & statuses:
+            if allocated_status(status) or (status & statuses) == status:
                 for task in tasks.values():
                     counts[task.task_role] += 1
             elif include_empty_pending and status == TaskStatus.PENDING:

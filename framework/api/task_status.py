@@ -35,24 +35,30 @@ COMPLETED_STATUSES = TaskStatus.FAILED | TaskStatus.SUCCEEDED
 SCHEDULED_STATUSES = TaskStatus.RUNNING | TaskStatus.BOUND | TaskStatus.FAILED | TaskStatus.SUCCEEDED
 
 
+_PREEMPTABLE = frozenset(s for s in TaskStatus if s & PREEMPTABLE_STATUSES)
+_ALLOCATED = frozenset(s for s in TaskStatus if s & ALLOCATED_STATUSES)
+_COMPLETED = frozenset(s for s in TaskStatus if s & COMPLETED_STATUSES)
+_SCHEDULED = frozenset(s for s in TaskStatus if s & SCHEDULED_STATUSES)
+
+
 def preemptable_status(status: TaskStatus) -> bool:
     """Bound or Running (``PreemptableStatus``)."""
-    return bool(status & PREEMPTABLE_STATUSES)
+    return status in _PREEMPTABLE
 
 
 def allocated_status(status: TaskStatus) -> bool:
     """Bound, Binding, Running or Allocated (``AllocatedStatus``)."""
-    return bool(status & ALLOCATED_STATUSES)
+    return status in _ALLOCATED
 
 
 def completed_status(status: TaskStatus) -> bool:
     """Failed or Succeeded (``CompletedStatus``)."""
-    return bool(status & COMPLETED_STATUSES)
+    return status in _COMPLETED
 
 
 def scheduled_status(status: TaskStatus) -> bool:
     """Running, Bound, Failed or Succeeded (``ScheduledStatus``)."""
-    return bool(status & SCHEDULED_STATUSES)
+    return status in _SCHEDULED
 
 
 def status_from_pod(phase: str, node_name: str, deleting: bool) -> TaskStatus:

@@ -47,6 +47,20 @@ if TYPE_CHECKING:
 _TERMINATED = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
 
 
+def _condition_key(condition: Any) -> tuple[str, str, str, str]:
+    return (condition.type, condition.status, condition.reason, condition.message)
+
+
+def _status_changed(pg: PodGroup, state: Any) -> bool:
+    """Whether a PodGroup status differs, ignoring transition IDs and times (``isPodGroupStatusUpdated``)."""
+    status = pg.status
+    if (status.phase, status.running, status.succeeded, status.failed) != (
+        state.phase, state.running, state.succeeded, state.failed
+    ):
+        return True
+    return [_condition_key(c) for c in status.conditions] != [_condition_key(c) for c in state.conditions]
+
+
 class ClusterCache:
     """The objects of one cluster; ``snapshot()`` turns them into a session's view."""
 
@@ -229,7 +243,7 @@ class ClusterCache:
         """Keep the PodGroup's new phase and conditions for the next cycle; tell the observers."""
         pg = self.pod_groups.get(job.uid)
         state = job.pod_group_state
-        if pg is not None:
+        if pg is not None and _status_changed(pg, state):
             status = pg.status.model_copy(
                 update={
                     "phase": state.phase,
