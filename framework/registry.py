@@ -122,19 +122,19 @@ class Registry:
     def plugin_names(self) -> set[str]:
         names = set(self._plugins)
         if self._use_entry_points:
-            names |= _entry_point_names(PLUGINS_GROUP)
+            names |= _entry_point_names(PLUGINS_GROUP, refresh=True)
         return names
 
     def action_names(self) -> set[str]:
         names = set(self._actions)
         if self._use_entry_points:
-            names |= _entry_point_names(ACTIONS_GROUP)
+            names |= _entry_point_names(ACTIONS_GROUP, refresh=True)
         return names
 
     def policy_names(self) -> set[str]:
         names = set(self._policies)
         if self._use_entry_points:
-            names |= _entry_point_names(POLICIES_GROUP)
+            names |= _entry_point_names(POLICIES_GROUP, refresh=True)
         return names
 
     def has_plugin(self, name: str) -> bool:

@@ -1,0 +1,249 @@
+"""The arguments of the ``huawei-npu`` plugin, read where upstream reads them.
+
+Upstream reads its parameters from the scheduler conf's ``configurations`` entry named
+``init-params`` (string values, e.g. ``prefer-previous-node: "true"``). fumarole reads them there
+too, and also from the plugin's own ``arguments`` in its tier; the plugin's own value wins when a
+key is set in both places.
+
+============================  =========  ====================================================
+key                           default    effect
+============================  =========  ====================================================
+prefer-previous-node          false      the affinity cache and the previous-node preference
+                                         (upstream default; the shipped confs set "true")
+affinity-cache-ttl            24h        owners not seen for this long leave the cache (seed
+                                         000 §3.1.10; upstream 72h). Seconds, or a Go duration
+prefer-previous-node-bonus    100        previous node's score = max score + bonus
+score-weight                  100        final multiplier of the plugin's node scores
+grace-over-time               900        fault records live grace-over-time + 300 s; valid
+                                         range [2, 3600] (else the default, as upstream)
+useClusterInfoManager         true       which device-info ConfigMaps win when a node has both:
+                                         ClusterD's ``mindx-dl/cluster-info-device-<i>`` (true)
+                                         or the device plugin's ``kube-system/mindx-dl-deviceinfo-<node>``
+self-maintain-available-card  true       free chips = ``baseDeviceInfos`` − chips of active pods
+                                         − Unhealthy − Recovering; false: the device list's
+                                         chips − chips of active pods − Unhealthy − Recovering
+============================  =========  ====================================================
+
+Accepted for compatibility, no effect: ``presetVirtualDevice``, ``nslb-version``,
+``shared-tor-num``, ``super-pod-size``, ``reserve-nodes``, ``forceEnqueue``,
+``resource-level-config``.
+
+In ``init-params`` a value that does not parse keeps the default (upstream logs and goes on); in
+the plugin's own ``arguments`` it is an error the conf loader reports with the file and the key.
+Booleans in ``init-params`` are true only for the text ``"true"`` (upstream compares strings); the
+plugin's own arguments take YAML booleans or any ``strconv.ParseBool`` text.
+
+Spec: upstream ``plugin/factory.go`` (``getConfigurationByKey``, ``initDynamicParameters``,
+``initStaticParameters``, ``getPreferPreviousNodeConfig``, ``getGraceDeleteTime``), ``plugin/const.go``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fumarole.framework.api.task_info import parse_go_bool
+from fumarole.policies.affinity_cache import DEFAULT_TTL_SECONDS
+from fumarole.policies.fault.tracker import DEFAULT_GRACE_OVER_TIME
+from loguru import logger
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+INIT_PARAMS = "init-params"
+PREFER_PREVIOUS_NODE = "prefer-previous-node"
+AFFINITY_CACHE_TTL = "affinity-cache-ttl"
+PREFER_PREVIOUS_NODE_BONUS = "prefer-previous-node-bonus"
+SCORE_WEIGHT = "score-weight"
+GRACE_OVER_TIME = "grace-over-time"
+USE_CLUSTER_INFO_MANAGER = "useClusterInfoManager"
+SELF_MAINTAIN_AVAILABLE_CARD = "self-maintain-available-card"
+NO_EFFECT_KEYS = (
+    "presetVirtualDevice",
+    "nslb-version",
+    "shared-tor-num",
+    "super-pod-size",
+    "reserve-nodes",
+    "forceEnqueue",
+    "resource-level-config",
+)
+
+DEFAULT_BONUS = 100.0
+DEFAULT_SCORE_WEIGHT = 100.0
+MIN_GRACE_OVER_TIME = 2
+MAX_GRACE_OVER_TIME = 3600
+
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+_DURATION = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+
+
+def parse_duration(raw: object) -> float:
+    """Seconds from a number (seconds) or a Go duration text (``"24h"``, ``"1h30m"``, ``"90s"``)."""
+    if isinstance(raw, bool):
+        raise ValueError(f"expected a duration, got {raw!r}")
+    if isinstance(raw, int | float):
+        if raw < 0:
+            raise ValueError(f"duration must not be negative, got {raw!r}")
+        return float(raw)
+    if not isinstance(raw, str) or not raw.strip():
+        raise ValueError(f"expected a duration, got {raw!r}")
+    text = raw.strip()
+    try:
+        value = float(text)
+    except ValueError:
+        pass
+    else:
+        if value < 0:
+            raise ValueError(f"duration must not be negative, got {raw!r}")
+        return value
+    total = 0.0
+    position = 0
+    for match in _DURATION.finditer(text):
+        if match.start() != position:
+            break
+        total += float(match.group(1)) * _UNITS[match.group(2)]
+        position = match.end()
+    if position != len(text) or position == 0:
+        raise ValueError(f"invalid duration {raw!r} (use seconds or a Go duration such as 24h)")
+    return total
+
+
+def _go_bool(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str):
+        parsed = parse_go_bool(raw)
+        if parsed is not None:
+            return parsed
+    raise ValueError(f"expected a boolean, got {raw!r}")
+
+
+def _number(raw: object) -> float:
+    if isinstance(raw, bool):
+        raise ValueError(f"expected a number, got {raw!r}")
+    if isinstance(raw, int | float):
+        return float(raw)
+    if isinstance(raw, str):
+        return float(raw)
+    raise ValueError(f"expected a number, got {raw!r}")
+
+
+def _integer(raw: object) -> int:
+    if isinstance(raw, bool):
+        raise ValueError(f"expected an integer, got {raw!r}")
+    if isinstance(raw, int):
+        return raw
+    if isinstance(raw, str):
+        return int(raw.strip())
+    raise ValueError(f"expected an integer, got {raw!r}")
+
+
+GoBool = Annotated[bool, BeforeValidator(_go_bool)]
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+Number = Annotated[float, BeforeValidator(_number)]
+Integer = Annotated[int, BeforeValidator(_integer)]
+
+
+class HuaweiNpuArguments(BaseModel):
+    """The plugin's own ``arguments`` (every key optional; unset keys fall back to init-params)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    prefer_previous_node: GoBool | None = Field(None, alias="prefer-previous-node")
+    affinity_cache_ttl: Duration | None = Field(None, alias="affinity-cache-ttl")
+    prefer_previous_node_bonus: Number | None = Field(None, alias="prefer-previous-node-bonus")
+    score_weight: Number | None = Field(None, alias="score-weight")
+    grace_over_time: Integer | None = Field(None, alias="grace-over-time")
+    use_cluster_info_manager: GoBool | None = Field(None, alias="useClusterInfoManager")
+    self_maintain_available_card: GoBool | None = Field(None, alias="self-maintain-available-card")
+    preset_virtual_device: Any = Field(None, alias="presetVirtualDevice")
+    nslb_version: Any = Field(None, alias="nslb-version")
+    shared_tor_num: Any = Field(None, alias="shared-tor-num")
+    super_pod_size: Any = Field(None, alias="super-pod-size")
+    reserve_nodes: Any = Field(None, alias="reserve-nodes")
+    force_enqueue: Any = Field(None, alias="forceEnqueue")
+    resource_level_config: Any = Field(None, alias="resource-level-config")
+
+    @field_validator("grace_over_time")
+    @classmethod
+    def _grace_range(cls, value: int | None) -> int | None:
+        if value is not None and not MIN_GRACE_OVER_TIME <= value <= MAX_GRACE_OVER_TIME:
+            raise ValueError(f"must be in [{MIN_GRACE_OVER_TIME}, {MAX_GRACE_OVER_TIME}]")
+        return value
+
+
+@dataclass(frozen=True)
+class NpuConfig:
+    """The resolved parameters of one session."""
+
+    prefer_previous_node: bool = False
+    affinity_cache_ttl: float = DEFAULT_TTL_SECONDS
+    prefer_previous_node_bonus: float = DEFAULT_BONUS
+    score_weight: float = DEFAULT_SCORE_WEIGHT
+    grace_over_time: int = DEFAULT_GRACE_OVER_TIME
+    use_cluster_info_manager: bool = True
+    self_maintain_available_card: bool = True
+
+
+def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _lenient(key: str, raw: Mapping[str, Any], parse: Any, default: Any) -> Any:
+    if key not in raw:
+        return default
+    try:
+        return parse(raw[key])
+    except (TypeError, ValueError) as exc:
+        logger.warning(
+            "huawei-npu: init-params {}={!r} ignored ({}); using {!r}", key, raw[key], exc, default
+        )
+        return default
+
+
+def _grace(value: object) -> int:
+    seconds = int(_text(value))
+    if not MIN_GRACE_OVER_TIME <= seconds <= MAX_GRACE_OVER_TIME:
+        raise ValueError(f"must be in [{MIN_GRACE_OVER_TIME}, {MAX_GRACE_OVER_TIME}]")
+    return seconds
+
+
+def resolve_config(init_params: Mapping[str, Any], own: Mapping[str, Any]) -> NpuConfig:
+    """Merge ``init-params`` (lenient, upstream's string rules) with the plugin's own arguments."""
+    defaults = NpuConfig()
+    base = NpuConfig(
+        prefer_previous_node=_lenient(
+            PREFER_PREVIOUS_NODE, init_params, lambda v: _text(v) == "true", defaults.prefer_previous_node
+        ),
+        affinity_cache_ttl=_lenient(
+            AFFINITY_CACHE_TTL, init_params, parse_duration, defaults.affinity_cache_ttl
+        ),
+        prefer_previous_node_bonus=_lenient(
+            PREFER_PREVIOUS_NODE_BONUS, init_params, _number, defaults.prefer_previous_node_bonus
+        ),
+        score_weight=_lenient(SCORE_WEIGHT, init_params, _number, defaults.score_weight),
+        grace_over_time=_lenient(GRACE_OVER_TIME, init_params, _grace, defaults.grace_over_time),
+        use_cluster_info_manager=_lenient(
+            USE_CLUSTER_INFO_MANAGER,
+            init_params,
+            lambda v: _text(v) == "true",
+            defaults.use_cluster_info_manager,
+        ),
+        self_maintain_available_card=_lenient(
+            SELF_MAINTAIN_AVAILABLE_CARD,
+            init_params,
+            lambda v: _text(v) == "true",
+            defaults.self_maintain_available_card,
+        ),
+    )
+    parsed = HuaweiNpuArguments.model_validate(dict(own))
+    overrides: dict[str, Any] = {}
+    for name in NpuConfig.__dataclass_fields__:
+        value = getattr(parsed, name)
+        if value is not None:
+            overrides[name] = value
+    if not overrides:
+        return base
+    return NpuConfig(**{**base.__dict__, **overrides})

@@ -1,0 +1,456 @@
+"""One session of the ``huawei-npu`` plugin: the functions it registers, over the session's NPU state.
+
+What it decides (the extension points; ``plugin.py`` registers them):
+
+* **predicate** (batch form): on NPU nodes, for every task: the fault checks (no ``accelerator``
+  label, unhealthy, PreSeparate, sub-healthy with a strict ``subHealthyStrategy``; unresolvable).
+  Then, for NPU tasks: the node has the task's NPU resource and ``baseDeviceInfos``; a distributed
+  job of a network-aware policy needs the ``-NetworkUnhealthy`` key and cannot use those chips; the
+  node's idle chip count and the policy's topology rule must fit. Too few free chips is resolvable
+  (``Unschedulable``) when the node's allocatable chips cover the request, else unresolvable.
+  While the preempt or reclaim action evaluates a node (``ssn.current_action``), chips held by
+  Releasing pods (victims already chosen) count as free, and the idle count is the future idle;
+* **batch_node_order**: policy score, then the previous-node preference (``scoring``), then the
+  fault penalties (−1 sub-healthy, −64 nodes of a fault job's failed ranks, floor 0), × weight;
+* **job_valid**: every job: enough valid tasks and no terminating pod (else ``NotEnoughPod``); NPU
+  jobs: ``len(tasks) >= minAvailable``, a numeric ``huawei.com/schedule_minAvailable``, a policy
+  (``NotSupportPolicy``) and valid per-task requests (``InvalidResourceRequest``);
+* **job_ready**: ready tasks >= minAvailable; **job_pipelined**: REJECT below minAvailable, else
+  ABSTAIN;
+* **task_order**: ascending rank when the PodGroup has label ``podgroup-sched-enable: "true"``;
+  else, with ``prefer-previous-node``, a task whose rank has a cached node first; then the pod
+  name's index, then the UID;
+* **allocate / deallocate handlers**: choose the task's chips and write them to the pod's annotations
+  (``huawei.com/Ascend910``, ``predicate-time``, ``distributed-job``; ``huawei.com/AscendReal`` and
+  ``ascend.kubectl.kubernetes.io/ascend-910-configuration`` when the pod has label
+  ``training.kubeflow.org/operator-name`` or takes every chip of the node; ``hccl/rankIndex`` for
+  ReplicaSet owners or jobs with ``huawei.com/schedule_minAvailable``), record the rank's node in the
+  affinity cache; on rollback (Pending) give the chips back, remove the annotations and roll the
+  cache entry back; on eviction (Releasing) keep the cache entry and mark the chips as returning.
+
+Spec: upstream ``npu.go`` (registrations, ``convertToNPUFitError``, ``jobReady``, ``jobPipelined``),
+``plugin/node.go`` ``NodePredicate``, ``plugin/job.go`` (``JobValid``, ``checkNodeNum``),
+``plugin/factory.go`` (``BatchNodeOrderFn``, ``TaskOrderFn``), ``plugin/task.go``
+(``NPUAllocateFunc``, ``NPUDeallocateFunc``), ``internal/npu/base/task.go`` (``SetNPUTopologyToPodFn``);
+seed 000 §3.1.1–3.1.2, §3.1.10–3.1.11.
+
+Deliberate differences: no job is failed in the first session after start (upstream quirk); task
+order breaks ties by pod index and UID (upstream lets the left task win); the preempt / reclaim
+predicate counts victims' chips as free (upstream reads idle chips only, so preemption never frees
+NPUs there).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+import numpy as np
+from fumarole.framework.api.fit_errors import Code
+from fumarole.framework.api.task_status import TaskStatus
+from fumarole.framework.api.types import ABSTAIN, REJECT, ValidateResult
+from fumarole.framework.session_plugins import BatchFit, pod_index
+from fumarole.policies.chips import format_chip_list, from_mask, popcount
+from fumarole.policies.fault.scoring import apply_fault_penalties
+from loguru import logger
+
+from .inputs import ASCEND_REAL, RANK_INDEX, NodeStatic
+from .jobs import MIN_AVAILABLE_KEY, REPLICA_SET, NpuJob
+from .scoring import prefer_previous_node
+
+if TYPE_CHECKING:
+    from fumarole.framework.api.job_info import JobInfo
+    from fumarole.framework.api.task_info import TaskInfo
+    from fumarole.framework.interface import Event
+    from fumarole.framework.session import Session
+    from fumarole.policies.affinity_cache import AffinityCache
+
+    from .arguments import NpuConfig
+    from .handler import ScheduleHandler
+    from .node_state import NpuNodes
+
+EVICTING_ACTIONS = frozenset({"preempt", "reclaim", "gangpreempt", "gangreclaim"})
+"""Actions during which chips of Releasing pods count as free (the preempt / reclaim predicate)."""
+
+PREDICATE_TIME = "predicate-time"
+DISTRIBUTED_JOB = "distributed-job"
+CONFIG_910 = "ascend.kubectl.kubernetes.io/ascend-910-configuration"
+CONFIG_NPU = "ascend.kubectl.kubernetes.io/ascend-npu-configuration"
+OPERATOR_LABEL = "training.kubeflow.org/operator-name"
+POD_GROUP_SCHEDULE_LABEL = "podgroup-sched-enable"
+MILLI = 1000.0
+
+NOT_ENOUGH_POD = "NotEnoughPod"
+INVALID_ARGUMENT = "InvalidArgument"
+NOT_SUPPORT_POLICY = "NotSupportPolicy"
+INVALID_RESOURCE_REQUEST = "InvalidResourceRequest"
+
+NO_ACCELERATOR = "node has no accelerator label (e.g. accelerator: huawei-Ascend910)"
+NODE_UNHEALTHY = "node is unhealthy"
+PRE_SEPARATE = "node health status is PreSeparate"
+NO_BASE_DEVICE_INFOS = "node has no baseDeviceInfos annotation: its chips are unknown"
+NPU_SHORTAGE = "NPUResourceShortage:"
+
+
+class NpuSession:
+    """The plugin's state and functions for one session."""
+
+    def __init__(
+        self,
+        handler: ScheduleHandler,
+        ssn: Session,
+        config: NpuConfig,
+        nodes: NpuNodes,
+        jobs: dict[str, NpuJob],
+    ) -> None:
+        self.handler = handler
+        self.ssn = ssn
+        self.config = config
+        self.nodes = nodes
+        self.jobs = jobs
+        self.recorded: dict[str, tuple[str, str]] = {}
+        self.written: dict[str, dict[str, str | None]] = {}
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def cache(self) -> AffinityCache:
+        return self.handler.affinity_cache
+
+    def eviction_mode(self) -> bool:
+        return self.ssn.current_action in EVICTING_ACTIONS
+
+    def npu_task(self, task: TaskInfo) -> tuple[NpuJob, int] | None:
+        """The job view and request of an NPU task of an NPU job with a policy, else None."""
+        job = self.jobs.get(task.job)
+        if job is None or job.policy is None:
+            return None
+        request = job.task_request(task)
+        if request <= 0:
+            return None
+        return job, request
+
+    def _pool(self, rows: np.ndarray, job: NpuJob, future: bool) -> np.ndarray:
+        assert job.policy is not None
+        masks = self.nodes.future(rows) if future else self.nodes.free(rows)
+        if job.distributed and job.policy.network_fault_attention:
+            masks = masks & ~self.nodes.network_unhealthy[rows]
+        return masks
+
+    def _idle_chips(self, rows: np.ndarray, resource: str, future: bool) -> np.ndarray:
+        table = self.ssn.node_table
+        column = table.column.get(resource)
+        if column is None:
+            return np.zeros(len(rows), dtype=np.int64)
+        matrix = table.matrix("future_idle" if future else "idle")
+        return np.floor(matrix[rows, column] / MILLI + 1e-9).astype(np.int64)
+
+    # ------------------------------------------------------------------ predicate
+    def batch_predicate(self, task: TaskInfo, rows: np.ndarray) -> BatchFit:
+        rows = np.asarray(rows, dtype=np.int64)
+        size = len(rows)
+        passed = np.ones(size, dtype=bool)
+        failures: list[tuple[np.ndarray, Code, str]] = []
+        job = self.jobs.get(task.job)
+        if job is None or not size:
+            return BatchFit(passed)
+        nodes = self.nodes
+        npu_rows = nodes.is_npu[rows]
+
+        def fail(mask: np.ndarray, code: Code, reason: str) -> None:
+            nonlocal passed
+            mask = mask & passed
+            if mask.any():
+                failures.append((mask, code, reason))
+                passed = passed & ~mask
+
+        unresolvable = Code.UNSCHEDULABLE_AND_UNRESOLVABLE
+        fail(npu_rows & ~nodes.accelerator_ok[rows], unresolvable, NO_ACCELERATOR)
+        fail(npu_rows & nodes.node_unhealthy[rows], unresolvable, NODE_UNHEALTHY)
+        fail(npu_rows & nodes.pre_separate[rows], unresolvable, PRE_SEPARATE)
+        strategy = job.sub_healthy_strategy
+        if strategy != "ignore":
+            fail(
+                npu_rows & nodes.sub_healthy[rows],
+                unresolvable,
+                f"node is sub-healthy and the job's subHealthyStrategy is {strategy}",
+            )
+        found = self.npu_task(task)
+        if found is None:
+            return BatchFit(passed, failures)
+        job, request = found
+        policy = job.policy
+        assert policy is not None
+        resource = policy.resource
+        code = nodes.resource_codes.get(resource, -2)
+        fail(nodes.resource[rows] != code, unresolvable, f"node has no {resource} chips")
+        fail(~nodes.has_base[rows], unresolvable, NO_BASE_DEVICE_INFOS)
+        distributed = job.distributed
+        if distributed and policy.network_fault_attention:
+            fail(
+                ~nodes.has_network_key[rows],
+                unresolvable,
+                f"node has no {resource}-NetworkUnhealthy annotation (required for distributed jobs)",
+            )
+        future = self.eviction_mode()
+        pool = self._pool(rows, job, future)
+        fits = policy.fits(request, pool, distributed) & (self._idle_chips(rows, resource, future) >= request)
+        total = nodes.allocatable[rows]
+        if distributed:
+            total = total - popcount(nodes.network_unhealthy[rows])
+        coverable = total >= request
+        fail(
+            ~fits & coverable,
+            Code.UNSCHEDULABLE,
+            f"{NPU_SHORTAGE} not enough free {resource} chips for {request} "
+            f"in the topology of policy {policy.name}",
+        )
+        fail(
+            ~fits & ~coverable,
+            unresolvable,
+            f"{NPU_SHORTAGE} the task requests {request} {resource} chips, more than the node has",
+        )
+        return BatchFit(passed, failures)
+
+    # ------------------------------------------------------------------ scoring
+    def batch_node_order(self, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
+        rows = np.asarray(rows, dtype=np.int64)
+        found = self.npu_task(task)
+        if found is None or not len(rows):
+            return np.zeros(len(rows), dtype=np.float64)
+        job, request = found
+        policy = job.policy
+        assert policy is not None
+        nodes = self.nodes
+        pool = self._pool(rows, job, self.eviction_mode())
+        usable_rows = (
+            nodes.resource[rows] == nodes.resource_codes.get(policy.resource, -2)
+        ) & nodes.has_base[rows]
+        raw = policy.scores(request, pool, nodes.unhealthy[rows], nodes.allocatable[rows], job.distributed)
+        scores = np.where(usable_rows, raw, 0.0)
+        scores = self._prefer_previous(task, job, scores, rows)
+        fault_names = self.handler.faults.fault_nodes(job.fault_key)
+        fault_rows = self._rows_of(rows, fault_names)
+        scores = apply_fault_penalties(scores, nodes.sub_healthy[rows], fault_rows)
+        return scores * self.config.score_weight
+
+    def _rows_of(self, rows: np.ndarray, names: Iterable[str]) -> np.ndarray:
+        """A mask over ``rows``: which of them are the named nodes."""
+        index = self.nodes.index
+        wanted = [index[name] for name in names if name in index]
+        if not wanted:
+            return np.zeros(len(rows), dtype=bool)
+        return np.isin(rows, np.asarray(wanted, dtype=np.int64))
+
+    def _prefer_previous(
+        self, task: TaskInfo, job: NpuJob, scores: np.ndarray, rows: np.ndarray
+    ) -> np.ndarray:
+        if not self.config.prefer_previous_node or job.has_tor_affinity or not job.owner_uid:
+            return scores
+        rank = job.rank_of(task)
+        if not rank:
+            return scores
+        fault_pod = self.handler.faults.is_fault_rank(job.fault_key, rank)
+        previous = self.cache.get_preferred_node(job.owner_uid, rank)
+        peers: set[str] = set()
+        if fault_pod:
+            preferred = self.cache.get_preferred_node_map(job.owner_uid)
+            if not preferred:
+                return scores
+            peers = {node for other, node in preferred.items() if str(other) != rank}
+        elif not previous:
+            return scores
+        is_previous = self._rows_of(rows, [previous] if previous else [])
+        is_peer = self._rows_of(rows, peers)
+        return prefer_previous_node(
+            scores, is_previous, is_peer, fault_pod, self.config.prefer_previous_node_bonus
+        )
+
+    # ------------------------------------------------------------------ job functions
+    def job_valid(self, job: JobInfo) -> ValidateResult | None:
+        view = self.jobs.get(job.uid)
+        terminating = view.terminating if view is not None else 0
+        valid = job.valid_task_num()
+        if valid < job.min_available or terminating:
+            return ValidateResult(
+                False,
+                NOT_ENOUGH_POD,
+                f"the pods of job is not enough, req: {job.min_available}, actual: {valid}"
+                + (f", terminating: {terminating}" if terminating else ""),
+            )
+        if view is None or not view.is_npu:
+            return None
+        if len(job.tasks) < view.min_available:
+            return ValidateResult(
+                False,
+                NOT_ENOUGH_POD,
+                f"job {job.uid} task num {len(job.tasks)} less than replicas {view.min_available}",
+            )
+        if view.min_available_error:
+            return ValidateResult(
+                False,
+                INVALID_ARGUMENT,
+                f"job {job.uid} task minAvailable {view.min_available_error} is invalid",
+            )
+        if view.policy is None:
+            target = view.handler or view.resource
+            return ValidateResult(
+                False,
+                NOT_SUPPORT_POLICY,
+                f"job {job.uid}: no NPU policy for {target} (request {view.resource})",
+            )
+        requests = {
+            job.tasks[uid].name: request
+            for uid, request in view.task_requests.items()
+            if request > 0 and uid in job.tasks
+        }
+        problem = view.policy.validate_requests(requests)
+        if problem:
+            return ValidateResult(False, INVALID_RESOURCE_REQUEST, f"job {job.uid}: {problem}")
+        return None
+
+    def job_ready(self, job: JobInfo) -> bool:
+        view = self.jobs.get(job.uid)
+        if view is None:
+            return True
+        return job.ready_task_num() >= view.min_available
+
+    def job_pipelined(self, job: JobInfo) -> int:
+        view = self.jobs.get(job.uid)
+        if view is None:
+            return ABSTAIN
+        placed = job.waiting_task_num() + job.ready_task_num() + job.pending_best_effort_task_num()
+        return REJECT if placed < view.min_available else ABSTAIN
+
+    def task_order(self, left: TaskInfo, right: TaskInfo) -> int:
+        job = self.jobs.get(left.job)
+        if job is None:
+            return 0
+        left_rank, right_rank = job.rank_of(left), job.rank_of(right)
+        if job.labels.get(POD_GROUP_SCHEDULE_LABEL) == "true":
+            try:
+                difference = int(left_rank) - int(right_rank)
+            except ValueError:
+                difference = 0
+            if difference:
+                return -1 if difference < 0 else 1
+        elif self.config.prefer_previous_node and job.owner_uid:
+            left_node = self.cache.get_preferred_node(job.owner_uid, left_rank) if left_rank else ""
+            right_node = self.cache.get_preferred_node(job.owner_uid, right_rank) if right_rank else ""
+            if bool(left_node) != bool(right_node):
+                return -1 if left_node else 1
+        left_index, right_index = pod_index(left.name), pod_index(right.name)
+        if left_index is not None and right_index is not None and left_index != right_index:
+            return -1 if left_index < right_index else 1
+        if left.uid != right.uid:
+            return -1 if left.uid < right.uid else 1
+        return 0
+
+    # ------------------------------------------------------------------ events
+    def on_allocate(self, event: Event) -> None:
+        task = event.task
+        found = self.npu_task(task)
+        if found is None:
+            return
+        job, request = found
+        policy = job.policy
+        assert policy is not None
+        nodes = self.nodes
+        row = nodes.index.get(task.node_name)
+        if row is None or not nodes.is_npu[row]:
+            return
+        if nodes.holds(task.uid):
+            nodes.set_releasing(task.uid, task.status == TaskStatus.RELEASING)
+            return
+        rows = np.asarray([row], dtype=np.int64)
+        chips = policy.select(request, from_mask(int(self._pool(rows, job, False)[0])), job.distributed)
+        if chips is None and task.status == TaskStatus.PIPELINED:
+            chips = policy.select(request, from_mask(int(self._pool(rows, job, True)[0])), job.distributed)
+        if chips is None:
+            event.err = RuntimeError(
+                f"{NPU_SHORTAGE} node {task.node_name} has no {request} free {policy.resource} chips "
+                f"for task {task.namespace}/{task.name} (policy {policy.name})"
+            )
+            return
+        nodes.add_task(task.uid, row, chips)
+        static = nodes.statics[row]
+        assert static is not None
+        self._write_annotations(task, job, static, chips)
+        rank = job.rank_of(task)
+        if self.config.prefer_previous_node and job.owner_uid and rank:
+            self.cache.record_assignment(job.owner_uid, rank, task.node_name, self.ssn.now)
+            self.recorded[task.uid] = (job.owner_uid, rank)
+
+    def on_deallocate(self, event: Event) -> None:
+        task = event.task
+        if self.npu_task(task) is None:
+            return
+        nodes = self.nodes
+        if task.status == TaskStatus.RELEASING:
+            nodes.set_releasing(task.uid, True)
+            return
+        if task.status != TaskStatus.PENDING:
+            return
+        nodes.drop_task(task.uid)
+        self._restore_annotations(task)
+        recorded = self.recorded.pop(task.uid, None)
+        if recorded is not None:
+            self.cache.rollback_assignment(*recorded)
+
+    # ------------------------------------------------------------------ pod annotations
+    def _set(self, task: TaskInfo, key: str, value: str) -> None:
+        saved = self.written.setdefault(task.uid, {})
+        if key not in saved:
+            saved[key] = task.pod_annotations.get(key)
+        task.pod_annotations[key] = value
+
+    def _restore_annotations(self, task: TaskInfo) -> None:
+        for key, value in self.written.pop(task.uid, {}).items():
+            if value is None:
+                task.pod_annotations.pop(key, None)
+            else:
+                task.pod_annotations[key] = value
+
+    def _write_annotations(self, task: TaskInfo, job: NpuJob, static: NodeStatic, chips: list[int]) -> None:
+        policy = job.policy
+        assert policy is not None
+        prefix = policy.chip_prefix
+        text = format_chip_list(chips, prefix)
+        self._set(task, DISTRIBUTED_JOB, "true" if job.distributed else "false")
+        self._set(task, policy.resource, text)
+        self._set(task, PREDICATE_TIME, str(int(self.ssn.now * 1e9)))
+        operator = OPERATOR_LABEL in task.labels
+        base = static.base_devices
+        whole_node = len(chips) == static.allocatable and base is not None and len(base) == len(chips)
+        if base is not None and (operator or whole_node):
+            devices = []
+            for chip in sorted(chips):
+                info = base.get(chip)
+                devices.append(
+                    {
+                        "device_id": str(chip),
+                        "device_ip": info.ip if info is not None else "",
+                        "super_device_id": str(info.super_device_id if info is not None else 0),
+                    }
+                )
+            instance = {
+                "pod_name": task.name,
+                "server_id": task.uid,
+                "server_ip": "",
+                "host_ip": "",
+                "super_pod_id": static.super_pod_id,
+                "rack_id": static.rack_id,
+                "devices": devices,
+                "server_index": "",
+            }
+            self._set(task, ASCEND_REAL, text)
+            key = CONFIG_NPU if policy.resource == "huawei.com/npu" else CONFIG_910
+            self._set(task, key, json.dumps(instance, separators=(",", ":")))
+        rank = job.rank_of(task)
+        if (
+            rank
+            and RANK_INDEX not in task.pod_annotations
+            and (job.owner_kind == REPLICA_SET or MIN_AVAILABLE_KEY in job.annotations)
+        ):
+            self._set(task, RANK_INDEX, rank)
+        logger.debug("huawei-npu: {} gets {} on {}", task.key, text, task.node_name)

@@ -1,0 +1,97 @@
+"""``huawei-npu``: Huawei Ascend NPU scheduling (upstream's ``volcano-npu_<version>`` plugin).
+
+Decides where NPU tasks may go and which chips they get, through the card policy chosen for each
+job (``dispatch``; policies in ``fumarole.policies.card``), keeps NPU health in view (unhealthy /
+sub-healthy nodes and chips, failed ranks) and sends re-created pods back to the node their rank
+ran on (the affinity cache, seed 000).
+
+Extension points (flag in parentheses; see ``npu_session`` for what each decides):
+
+* predicate (``enablePredicate``), batch form;
+* batch_node_order (``enableNodeOrder``);
+* job_valid (no flag);
+* job_ready (``enableJobReady``), job_pipelined (``enableJobPipelined``);
+* task_order (``enableTaskOrder``);
+* allocate / deallocate event handlers (no flag).
+
+The conf may name the plugin ``huawei-npu`` or upstream's ``volcano-npu_<version>`` (an alias the
+default registry knows); the plugin registers its functions under the name the conf uses, so the
+enable flags of that entry apply. State that outlives a session lives in the ``ScheduleHandler``
+(``handler``), kept in ``ssn.persistent``.
+
+Spec: upstream ``component/ascend-for-volcano/npu.go`` (``OnSessionOpen``), ``plugin/factory.go``;
+shared/reference/ascend-npu-plugin.md §1.1; seed 000 §3.1.
+
+Not registered (upstream does): job_order (fragile jobs first, dequeue frequency),
+job_enqueueable (device-list totals; upstream's default ``forceEnqueue`` permits anyway),
+preemptable / reclaimable (card-level victim filtering). ``on_session_close`` writes no PodGroup
+conditions; it updates the handler's metrics.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from fumarole.framework.interface import Arguments, EventHandler
+
+from .arguments import INIT_PARAMS, HuaweiNpuArguments, NpuConfig, resolve_config
+from .handler import HANDLER_KEY, ScheduleHandler
+
+if TYPE_CHECKING:
+    from fumarole.framework.session import Session
+
+    from .npu_session import NpuSession
+
+PLUGIN_NAME = "huawei-npu"
+
+
+class HuaweiNpuPlugin:
+    name: ClassVar[str] = PLUGIN_NAME
+    arguments_model = HuaweiNpuArguments
+
+    def __init__(self, arguments: Arguments) -> None:
+        self.arguments = Arguments(arguments)
+        HuaweiNpuArguments.model_validate(dict(self.arguments))
+        self.registered_as = PLUGIN_NAME
+        self.session: NpuSession | None = None
+        self.handler: ScheduleHandler | None = None
+
+    def _conf_name(self, ssn: Session) -> str:
+        """The name under which the conf lists this plugin (``huawei-npu`` or an alias)."""
+        for tier in ssn.tiers:
+            for option in tier.plugins:
+                if option.name == PLUGIN_NAME:
+                    return option.name
+                try:
+                    builder: Any = ssn.registry.plugin_builder(option.name)
+                except LookupError:
+                    continue
+                if builder is type(self):
+                    return option.name
+        return PLUGIN_NAME
+
+    def config(self, ssn: Session) -> NpuConfig:
+        return resolve_config(ssn.configuration(INIT_PARAMS), self.arguments)
+
+    def on_session_open(self, ssn: Session) -> None:
+        handler = ssn.persistent(HANDLER_KEY, ScheduleHandler)
+        self.handler = handler
+        session = handler.open_session(ssn, self.config(ssn))
+        self.session = session
+        if session is None:
+            return
+        name = self.registered_as = self._conf_name(ssn)
+        ssn.add_batch_predicate_fn(name, session.batch_predicate)
+        ssn.add_batch_node_order_fn(name, session.batch_node_order)
+        ssn.add_job_valid_fn(name, session.job_valid)
+        ssn.add_job_ready_fn(name, session.job_ready)
+        ssn.add_job_pipelined_fn(name, session.job_pipelined)
+        ssn.add_task_order_fn(name, session.task_order)
+        ssn.add_event_handler(
+            EventHandler(allocate_func=session.on_allocate, deallocate_func=session.on_deallocate)
+        )
+
+    def on_session_close(self, ssn: Session) -> None:
+        if self.handler is not None and self.session is not None:
+            self.handler.close_session(ssn)
+        self.session = None
