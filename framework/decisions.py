@@ -11,7 +11,9 @@
 A bind carries ``annotations`` when plugins wrote pod annotations at allocation (e.g. the NPU
 chips); an eviction carries ``reason`` (the action's text, e.g. which preemptor). ``pending``
 (not in the JSON contract's required keys, printed as ``"pending"``) explains every task left
-pending: the predicate failures summed over nodes, or the job-level reason.
+pending: the predicate failures summed over nodes, or the job-level reason; for a job with a hard
+network topology that no hypernode could hold, every hypernode tried and why it failed (also kept as
+``topology`` rows for the table output, not in the JSON).
 """
 
 from __future__ import annotations

@@ -43,8 +43,19 @@ def print_cycles(results: Sequence[CycleDecisions], cache: ClusterCache, console
             _table("PodGroups", ("podgroup", "phase"), [(p.podgroup, p.phase) for p in decisions.podgroups])
         )
         if decisions.pending:
+            explained = {row.podgroup for row in decisions.topology}
+            rows = [
+                (p.pod, p.reason.split("\n", 1)[0] + " (see below)" if p.job in explained else p.reason)
+                for p in decisions.pending
+            ]
+            console.print(_table("Pending, and why", ("pod", "reason"), rows))
+        if decisions.topology:
             console.print(
-                _table("Pending, and why", ("pod", "reason"), [(p.pod, p.reason) for p in decisions.pending])
+                _table(
+                    "Hard network topology: hypernodes tried for pending jobs",
+                    ("podgroup", "tier", "hypernode", "why"),
+                    [(t.podgroup, t.tier, t.hyper_node, t.why) for t in decisions.topology],
+                )
             )
     if cache.warnings:
         console.print("[yellow]warnings:[/yellow]")

@@ -7,7 +7,9 @@ the queue re-pushed after each job so its position is recomputed. For a job:
   order on all nodes (the nominated hypernode first, when gang eviction nominated one);
 * otherwise the job's hypernode gradients are walked: within a gradient every hypernode is tried in a
   dry run (statements discarded), the best scoring solution wins and is replayed; sub-jobs likewise
-  choose among their own gradients by hypernode score.
+  choose among their own gradients by hypernode score. The chosen hypernodes are written to the job
+  and its sub-jobs (allocated hypernode = LCA of the old one and the choice) only when the job's
+  statement is committed; the session keeps them for later cycles.
 
 A task: queue ``allocatable``, skip gated tasks and roles that already failed, pre-predicates, then
 a predicate pass (``InitResreq <= FutureIdle`` and the plugins' predicates) over the nodes, its
@@ -19,6 +21,10 @@ show as pipelined and their resources stay reserved for the rest of the cycle.
 
 Arguments (``configurations: [{name: allocate, arguments: {...}}]``): ``predicateErrorCacheEnable``
 (default true; ``enablePredicateErrorCache`` is accepted as a synonym).
+
+Deliberate differences: hypernodes tied on score are chosen by the session's seeded generator (Go
+picks by map order); for a job with a hard topology, every hypernode tried and why it failed is kept
+in ``JobInfo.topology_explanation`` (``explain.py``) for the pending reasons.
 """
 
 from __future__ import annotations
@@ -26,8 +32,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
-
 from fumarole.framework.api.fit_errors import FitErrors
 from fumarole.framework.api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE
@@ -35,6 +39,7 @@ from fumarole.framework.api.resource import ZERO
 from fumarole.framework.api.types import SearchPurpose
 from fumarole.framework.statement import Statement, StatementError
 from fumarole.framework.util.priority_queue import PriorityQueue
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from ..util import (
     PredicateHelper,
@@ -44,6 +49,7 @@ from ..util import (
     set_nominated_node_name,
     split_by_fit,
 )
+from . import explain
 from .recorder import Recorder
 from .worksheet import JobWorksheet, SubJobWorksheet, only_volcano_gate, organize_job_worksheet
 
@@ -88,6 +94,8 @@ class AllocateAction:
         self.error_cache = True
         self.recorder = Recorder()
         self._rows: dict[str, np.ndarray] = {}
+        self._sub_job_failures: list[str] = []
+        self._partial_placed = 0
 
     # ------------------------------------------------------------------ entry
     def execute(self, ssn: Session) -> None:
@@ -112,7 +120,10 @@ class AllocateAction:
     def _build_context(
         self, ssn: Session
     ) -> tuple[
-        PriorityQueue[QueueInfo], dict[str, PriorityQueue[JobInfo]], dict[str, JobWorksheet], dict[str, SubJobWorksheet]
+        PriorityQueue[QueueInfo],
+        dict[str, PriorityQueue[JobInfo]],
+        dict[str, JobWorksheet],
+        dict[str, SubJobWorksheet],
     ]:
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
@@ -190,12 +201,16 @@ class AllocateAction:
             queues.push(queue)
 
     # ------------------------------------------------------------------ topology-aware paths
-    def allocate_for_job(self, job: JobInfo, sheet: JobWorksheet, hyper_node: HyperNodeInfo) -> Statement | None:
+    def allocate_for_job(
+        self, job: JobInfo, sheet: JobWorksheet, hyper_node: HyperNodeInfo
+    ) -> Statement | None:
+        """``allocateForJob``: the first gradient with a solution wins; within it the best-scoring one."""
         ssn = self.ssn
         assert ssn is not None
         if sheet.empty():
             return None
         self.recorder.snapshot_sub_job_status(job, sheet)
+        explanation = explain.start(job)
         gradients = ssn.hyper_node_gradient_for_job_fn(job, hyper_node, SearchPurpose.ALLOCATE)
         for hyper_nodes in gradients:
             saved: dict[str, Statement] = {}
@@ -205,6 +220,9 @@ class AllocateAction:
                 statements: list[Statement] = []
                 score = 0.0
                 job.reset_fit_err()
+                self._sub_job_failures = []
+                self._partial_placed = 0
+                mark = len(explanation.excluded) if explanation is not None else 0
                 copy = sheet.clone()
                 while not copy.sub_jobs.empty():
                     sub_job = copy.sub_jobs.pop()
@@ -218,20 +236,23 @@ class AllocateAction:
                         if ssn.job_ready(job):
                             break
                 self.recorder.recover_sub_job_status(job)
-                if not statements:
-                    continue
-                merged = Statement.save_operations(*statements)
-                if not merged.operations:
-                    continue
-                if ssn.job_ready(job) or ssn.job_pipelined(job):
+                merged = Statement.save_operations(*statements) if statements else None
+                placed = len(merged.operations) if merged is not None else 0
+                if merged is not None and placed and (ssn.job_ready(job) or ssn.job_pipelined(job)):
                     saved[candidate.name] = merged
                     sheets[candidate.name] = copy
                     scores[candidate.name] = score
-                for stmt in reversed(statements):
+                    if explanation is not None:
+                        del explanation.excluded[mark:]
+                elif explanation is not None:
+                    progress = (placed, self._partial_placed)
+                    failures = self._sub_job_failures
+                    explain.failed_attempt(explanation, job, candidate, progress, failures, mark)
+                for stmt in statements:
                     stmt.discard()
             if not scores:
                 continue
-            best = max(scores, key=lambda name: (scores[name], -list(scores).index(name)))
+            best = self._select_best_hyper_node_for_job(scores)
             final = ssn.statement()
             try:
                 final.recover_operations(saved[best])
@@ -240,8 +261,17 @@ class AllocateAction:
                 return None
             sheet.take(sheets[best])
             self.recorder.save_job_decision(job.uid, best)
+            if explanation is not None:
+                explanation.placed = best
             return final
         return None
+
+    def _select_best_hyper_node_for_job(self, scores: dict[str, float]) -> str:
+        """``selectBestHyperNodeForJob``: the highest score; ties (Go's map order) by the seeded generator."""
+        assert self.ssn is not None
+        best_score = max(scores.values())
+        ties = [name for name, score in scores.items() if score == best_score]
+        return ties[0] if len(ties) == 1 else ties[int(self.ssn.rng.integers(len(ties)))]
 
     def allocate_for_sub_job(
         self, sub_job: SubJobInfo, sheet: SubJobWorksheet, hyper_node: HyperNodeInfo
@@ -256,6 +286,7 @@ class AllocateAction:
             if found is not None:
                 return found
         gradients = ssn.hyper_node_gradient_for_sub_job_fn(sub_job, hyper_node, SearchPurpose.ALLOCATE)
+        tried: list[str] = []
         for hyper_nodes in gradients:
             saved: dict[str, Statement] = {}
             sheets: dict[str, SubJobWorksheet] = {}
@@ -263,6 +294,7 @@ class AllocateAction:
                 job.reset_sub_job_fit_err(sub_job.uid)
                 copy = sheet.clone()
                 stmt = self.allocate_resources_for_tasks(sub_job, copy.tasks, candidate.name)
+                tried.append(candidate.name)
                 if stmt is not None and stmt.operations:
                     saved[candidate.name] = Statement.save_operations(stmt)
                     sheets[candidate.name] = copy
@@ -283,9 +315,13 @@ class AllocateAction:
             sheet.take(sheets[best])
             self.recorder.save_sub_job_decision(sub_job.job, hyper_node.name, sub_job.uid, new_allocated)
             return final, best_score
+        if sub_job.uid != job.default_sub_job_id():
+            self._sub_job_failures.append(explain.sub_job_failure(sub_job, tried))
         return None, 0.0
 
-    def _select_best_hyper_node_for_sub_job(self, saved: dict[str, Statement], sub_job: SubJobInfo) -> tuple[str, float]:
+    def _select_best_hyper_node_for_sub_job(
+        self, saved: dict[str, Statement], sub_job: SubJobInfo
+    ) -> tuple[str, float]:
         ssn = self.ssn
         assert ssn is not None
         groups = {name: ssn.real_nodes_list.get(name, []) for name in saved}
@@ -319,7 +355,7 @@ class AllocateAction:
         for task, node in plan:
             if sub_job.with_network_topology():
                 task.job_allocated_hyper_node = pinned
-            if not self.allocate_resources_for_task(stmt, task, node):
+            if self.allocate_resources_for_task(stmt, task, node) is not None:
                 stmt.discard()
                 self._invalidate_nomination(sub_job, sheet)
                 return None
@@ -366,7 +402,10 @@ class AllocateAction:
     def allocate_resources_for_tasks(
         self, sub_job: SubJobInfo, tasks: PriorityQueue[TaskInfo], hyper_node: str
     ) -> Statement | None:
-        """Place tasks in order on the hypernode's nodes until the sub-job is ready (``allocateResourcesForTasks``)."""
+        """Place tasks in order on the hypernode's nodes until the sub-job is ready.
+
+        ``allocateResourcesForTasks``.
+        """
         ssn = self.ssn
         assert ssn is not None
         job = ssn.jobs[sub_job.job]
@@ -387,7 +426,9 @@ class AllocateAction:
                 continue
             if job.task_has_fit_errors(sub_job.uid, task):
                 errors = FitErrors()
-                errors.set_error(f"Task {task.name} with role spec {task.task_role} has already predicated failed, skip")
+                errors.set_error(
+                    f"Task {task.name} with role spec {task.task_role} has already predicated failed, skip"
+                )
                 job.nodes_fit_errors[task.uid] = errors
                 continue
             pre_error = ssn.pre_predicate_fn(task)
@@ -421,7 +462,7 @@ class AllocateAction:
             best = self.prioritize_nodes(task, feasible)
             if best is None:
                 continue
-            if not self.allocate_resources_for_task(stmt, task, best):
+            if self.allocate_resources_for_task(stmt, task, best) is not None:
                 continue
             if sub_job.with_network_topology():
                 allocated_hyper_node = self._new_allocated_hyper_node(best.name, allocated_hyper_node)
@@ -433,6 +474,7 @@ class AllocateAction:
             return stmt
         if ssn.sub_job_pipelined(job, sub_job):
             return stmt
+        self._partial_placed = max(self._partial_placed, len(stmt.operations))
         stmt.discard()
         return None
 
@@ -458,18 +500,24 @@ class AllocateAction:
             return ssn.node_table.nodes[row]
         return None
 
-    def allocate_resources_for_task(self, stmt: Statement, task: TaskInfo, node: NodeInfo) -> bool:
-        """Allocate when the request fits idle, pipeline when it fits future-idle; False on failure."""
+    def allocate_resources_for_task(
+        self, stmt: Statement, task: TaskInfo, node: NodeInfo
+    ) -> StatementError | None:
+        """Allocate when the request fits idle, pipeline when it fits future-idle.
+
+        ``allocateResourcesForTask``.
+
+        Returns the statement's error, or None — also when the task fits neither and nothing was
+        done, as upstream.
+        """
         try:
             if task.init_resreq.less_equal(node.idle, ZERO):
                 stmt.allocate(task, node)
-                return True
-            if task.init_resreq.less_equal(node.future_idle(), ZERO):
+            elif task.init_resreq.less_equal(node.future_idle(), ZERO):
                 stmt.pipeline(task, node.name, False)
-                return True
-        except StatementError:
-            return False
-        return False
+        except StatementError as exc:
+            return exc
+        return None
 
 
 __all__ = ["AllocateAction", "AllocateArguments", "only_volcano_gate"]

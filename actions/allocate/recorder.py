@@ -41,7 +41,9 @@ class Recorder:
 
     def snapshot_sub_job_status(self, job: JobInfo, worksheet: JobWorksheet) -> None:
         self.sub_job_snapshot[job.uid] = {
-            uid: job.sub_jobs[uid].allocated_hyper_node for uid in worksheet.sub_job_worksheets if uid in job.sub_jobs
+            uid: job.sub_jobs[uid].allocated_hyper_node
+            for uid in worksheet.sub_job_worksheets
+            if uid in job.sub_jobs
         }
 
     def recover_sub_job_status(self, job: JobInfo) -> None:

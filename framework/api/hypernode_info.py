@@ -107,7 +107,9 @@ def _node_members(hn: HyperNode, nodes: Sequence[Node]) -> set[str]:
         if member.type != "Node":
             continue
         selector = member.selector
-        if selector.exact_match is not None and selector.exact_match.name:
+        if selector.exact_match is not None:
+            if not selector.exact_match.name:
+                continue  # upstream GetMembers: an empty exact name selects nothing, whatever else is set
             members.add(selector.exact_match.name)
         if selector.regex_match is not None:
             try:

@@ -1,0 +1,215 @@
+"""Arguments of ``network-topology-aware`` and their parsing (``getPriorityWeight``,
+``getNormalPodConfig``, ``getMaxHyperNodesForEviction``).
+
+Keys (Go types; a wrongly typed value keeps the default, as Volcano logs and ignores it — the conf
+loader rejects it earlier through ``NetworkTopologyAwareArguments``):
+
+* ``weight`` (int, 1): multiplies every score (``MaxNodeScore`` × weight × score); negative → 1;
+* ``hypernode.binpack.cpu`` / ``hypernode.binpack.memory`` (int, 1): negative → 1;
+* ``hypernode.binpack.resources`` (string, comma-separated extra resources) and
+  ``hypernode.binpack.resources.<name>`` (int, 1; negative → 1) for each listed name;
+* ``hypernode.binpack.normal-pod.enable`` (bool, true) and ``hypernode.binpack.normal-pod.fading``
+  (float, 0.8; negative → 0.8): the hypernode-level binpack of pods without network topology;
+* ``hypernode.gradient.evict.max-hypernodes`` (int, 8; <= 0 → 8): the cap on the hypernodes an
+  eviction search may visit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fumarole.framework.api.resource import CPU, MEMORY
+from fumarole.framework.interface import ArgumentError, Arguments
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+WEIGHT = "weight"
+BINPACK_CPU = "hypernode.binpack.cpu"
+BINPACK_MEMORY = "hypernode.binpack.memory"
+BINPACK_RESOURCES = "hypernode.binpack.resources"
+BINPACK_RESOURCES_PREFIX = BINPACK_RESOURCES + "."
+NORMAL_POD_ENABLE = "hypernode.binpack.normal-pod.enable"
+NORMAL_POD_FADING = "hypernode.binpack.normal-pod.fading"
+EVICT_MAX_HYPERNODES = "hypernode.gradient.evict.max-hypernodes"
+
+DEFAULT_WEIGHT = 1
+DEFAULT_NORMAL_POD_ENABLE = True
+DEFAULT_NORMAL_POD_FADING = 0.8
+DEFAULT_EVICT_MAX_HYPERNODES = 8
+
+_FIXED_KEYS = frozenset(
+    {
+        WEIGHT,
+        BINPACK_CPU,
+        BINPACK_MEMORY,
+        BINPACK_RESOURCES,
+        NORMAL_POD_ENABLE,
+        NORMAL_POD_FADING,
+        EVICT_MAX_HYPERNODES,
+    }
+)
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_GO_BOOLS = _GO_TRUE | {"0", "f", "F", "FALSE", "false", "False"}
+
+
+class _UnknownKey:
+    """Marks the value of a key that is neither a fixed key nor ``hypernode.binpack.resources.<name>``."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _reject_unknown(value: Any) -> Any:
+    if isinstance(value, _UnknownKey):
+        raise PydanticCustomError("extra_forbidden", "Extra inputs are not permitted")
+    return value
+
+
+def _go_bool(value: Any) -> Any:
+    """``strconv.ParseBool`` spellings become booleans; anything else is left to fail validation."""
+    if isinstance(value, str) and value in _GO_BOOLS:
+        return value in _GO_TRUE
+    return value
+
+
+def _number(value: Any) -> Any:
+    """Go's ``GetFloat64`` takes a float or an int, nothing else."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise PydanticCustomError("float_type", "Input should be a valid number")
+    return float(value)
+
+
+ResourceWeight = Annotated[StrictInt, BeforeValidator(_reject_unknown)]
+
+
+class NetworkTopologyAwareArguments(BaseModel):
+    """What the conf loader accepts: the fixed keys plus ``hypernode.binpack.resources.<name>: <int>``."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    __pydantic_extra__: dict[str, ResourceWeight] = Field(init=False)  # type: ignore[assignment]
+
+    weight: StrictInt = Field(DEFAULT_WEIGHT, alias=WEIGHT)
+    cpu: StrictInt = Field(DEFAULT_WEIGHT, alias=BINPACK_CPU)
+    memory: StrictInt = Field(DEFAULT_WEIGHT, alias=BINPACK_MEMORY)
+    resources: StrictStr = Field("", alias=BINPACK_RESOURCES)
+    normal_pod_enable: Annotated[StrictBool, BeforeValidator(_go_bool)] = Field(
+        DEFAULT_NORMAL_POD_ENABLE, alias=NORMAL_POD_ENABLE
+    )
+    normal_pod_fading: Annotated[float, BeforeValidator(_number)] = Field(
+        DEFAULT_NORMAL_POD_FADING, alias=NORMAL_POD_FADING
+    )
+    evict_max_hyper_nodes: StrictInt = Field(DEFAULT_EVICT_MAX_HYPERNODES, alias=EVICT_MAX_HYPERNODES)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mark_unknown_keys(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        marked: dict[Any, Any] = {}
+        for key, value in data.items():
+            dynamic = isinstance(key, str) and key.startswith(BINPACK_RESOURCES_PREFIX)
+            if key in _FIXED_KEYS or (dynamic and len(key) > len(BINPACK_RESOURCES_PREFIX)):
+                marked[key] = value
+            else:
+                marked[key] = _UnknownKey(value)
+        return marked
+
+
+def _get_int(arguments: Arguments, key: str, default: int) -> int:
+    try:
+        return arguments.get_int(key, default)
+    except ArgumentError:
+        return default
+
+
+def _get_float(arguments: Arguments, key: str, default: float) -> float:
+    try:
+        return arguments.get_float(key, default)
+    except ArgumentError:
+        return default
+
+
+def _get_bool(arguments: Arguments, key: str, default: bool) -> bool:
+    try:
+        return arguments.get_bool(key, default)
+    except ArgumentError:
+        return default
+
+
+@dataclass
+class PriorityWeight:
+    """``priorityWeight``: the global weight and the weight of every resource the binpack scores."""
+
+    global_weight: int = DEFAULT_WEIGHT
+    cpu: int = DEFAULT_WEIGHT
+    memory: int = DEFAULT_WEIGHT
+    resources: dict[str, int] = field(default_factory=dict)
+    """Extra resources only (cpu and memory have their own fields)."""
+
+    def binpack_weight(self, name: str) -> int | None:
+        """``getBinPackWeight``: the weight of a resource, None when it is not scored."""
+        if name == CPU:
+            return self.cpu
+        if name == MEMORY:
+            return self.memory
+        return self.resources.get(name)
+
+    def scored_resources(self) -> list[str]:
+        return [CPU, MEMORY, *self.resources]
+
+    @classmethod
+    def from_arguments(cls, arguments: Arguments) -> PriorityWeight:
+        weight = cls()
+        weight.global_weight = _get_int(arguments, WEIGHT, DEFAULT_WEIGHT)
+        if weight.global_weight < 0:
+            weight.global_weight = DEFAULT_WEIGHT
+        weight.cpu = _get_int(arguments, BINPACK_CPU, DEFAULT_WEIGHT)
+        if weight.cpu < 0:
+            weight.cpu = DEFAULT_WEIGHT
+        weight.memory = _get_int(arguments, BINPACK_MEMORY, DEFAULT_WEIGHT)
+        if weight.memory < 0:
+            weight.memory = DEFAULT_WEIGHT
+        listed = arguments.get(BINPACK_RESOURCES, "")
+        if not isinstance(listed, str):
+            listed = ""
+        for raw in listed.split(","):
+            name = raw.strip()
+            if not name:
+                continue
+            value = _get_int(arguments, BINPACK_RESOURCES_PREFIX + name, DEFAULT_WEIGHT)
+            weight.resources[name] = value if value >= 0 else DEFAULT_WEIGHT
+        return weight
+
+
+@dataclass
+class NormalPodConfig:
+    """``normalPodConfig``: hypernode-level binpack for pods of jobs without network topology."""
+
+    enable: bool = DEFAULT_NORMAL_POD_ENABLE
+    fading: float = DEFAULT_NORMAL_POD_FADING
+
+    @classmethod
+    def from_arguments(cls, arguments: Arguments) -> NormalPodConfig:
+        config = cls()
+        config.enable = _get_bool(arguments, NORMAL_POD_ENABLE, DEFAULT_NORMAL_POD_ENABLE)
+        config.fading = _get_float(arguments, NORMAL_POD_FADING, DEFAULT_NORMAL_POD_FADING)
+        if config.fading < 0:
+            config.fading = DEFAULT_NORMAL_POD_FADING
+        return config
+
+
+def max_hyper_nodes_for_eviction(arguments: Arguments) -> int:
+    value = _get_int(arguments, EVICT_MAX_HYPERNODES, DEFAULT_EVICT_MAX_HYPERNODES)
+    return value if value > 0 else DEFAULT_EVICT_MAX_HYPERNODES
