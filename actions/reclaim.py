@@ -13,7 +13,11 @@ pipelined there and the node's evictions join the job's statement, else they are
 job's statement is committed only if the job is pipelined. A queue with starving jobs left is
 visited again.
 
-Arguments: ``predicateErrorCacheEnable`` (default true; ``enablePredicateErrorCache`` accepted).
+Every eviction's reason names the reclaimer and its queue:
+``"reclaimed by <ns>/<pod> (job <ns>/<podgroup>, queue <queue>)"``.
+
+Arguments: ``predicateErrorCacheEnable`` (default true; ``enablePredicateErrorCache`` accepted), a
+boolean as Volcano's ``GetBool`` reads it; any other key is rejected with the file and the key.
 """
 
 from __future__ import annotations
@@ -21,14 +25,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from fumarole.framework.api.resource import ZERO
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.statement import StatementError
 from fumarole.framework.util.priority_queue import PriorityQueue
+from pydantic import BaseModel, ConfigDict, Field
 
-from .allocate.allocate import AllocateArguments
-from .preempt.preempt import eviction_reason
+from .preempt.arguments import GoBool
 from .util import PredicateHelper, PredicateMode, validate_victims
 
 if TYPE_CHECKING:
@@ -39,12 +42,31 @@ if TYPE_CHECKING:
     from fumarole.framework.statement import Statement
 
 
+class ReclaimArguments(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    predicate_error_cache_enable: GoBool = Field(True, alias="predicateErrorCacheEnable")
+    enable_predicate_error_cache: GoBool | None = Field(None, alias="enablePredicateErrorCache")
+
+    @property
+    def error_cache(self) -> bool:
+        """``enablePredicateErrorCache`` when given, else ``predicateErrorCacheEnable``."""
+        if self.enable_predicate_error_cache is not None:
+            return self.enable_predicate_error_cache
+        return self.predicate_error_cache_enable
+
+
+def reclaim_reason(reclaimer: TaskInfo, queue: str) -> str:
+    """The reason every eviction of this action carries: the task, job and queue that take room back."""
+    return f"reclaimed by {reclaimer.namespace}/{reclaimer.name} (job {reclaimer.job}, queue {queue})"
+
+
 class ReclaimAction:
     name = "reclaim"
-    arguments_model = AllocateArguments
+    arguments_model = ReclaimArguments
 
     def execute(self, ssn: Session) -> None:
-        arguments = AllocateArguments.model_validate(dict(ssn.configuration(self.name)))
+        arguments = ReclaimArguments.model_validate(dict(ssn.configuration(self.name)))
         queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
         seen: set[str] = set()
         preemptors: dict[str, PriorityQueue[JobInfo]] = {}
@@ -93,12 +115,16 @@ class ReclaimAction:
                 if jobs:
                     queues.push(queue)
 
-    def reclaim_for_task(self, ssn: Session, stmt: Statement, task: TaskInfo, job: JobInfo, error_cache: bool) -> None:
+    def reclaim_for_task(
+        self, ssn: Session, stmt: Statement, task: TaskInfo, job: JobInfo, error_cache: bool
+    ) -> None:
         nodes = ssn.filter_out_unschedulable_and_unresolvable_nodes_for_task(task)
         rows = ssn.node_table.rows_of(nodes) if nodes is not ssn.node_list else ssn.node_table.all_rows
         helper = PredicateHelper(ssn, error_cache=error_cache)
-        feasible, _ = helper.predicate_nodes(task, np.asarray(rows), PredicateMode.PREEMPT, check_future_idle=False)
-        reason = eviction_reason(self.name, task)
+        feasible, _ = helper.predicate_nodes(
+            task, np.asarray(rows), PredicateMode.PREEMPT, check_future_idle=False
+        )
+        reason = reclaim_reason(task, job.queue)
         for row in feasible.tolist():
             node = ssn.node_table.nodes[row]
             reclaimees = []

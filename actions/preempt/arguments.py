@@ -3,38 +3,64 @@
 =================================  =======  ==================================================
 key                                default  meaning
 =================================  =======  ==================================================
-predicateErrorCacheEnable          true     reuse a role's predicate failures within a pass
+predicateErrorCacheEnable          true     reuse a role's predicate failures within the action
 (alias enablePredicateErrorCache)
 enableTopologyAwarePreemption      false    dry-run victims on candidate nodes and pick the best
 topologyAwarePreemptWorkerNum      16       dry runs evaluated together before checking whether
                                             enough candidates were found (>= 1)
 minCandidateNodesPercentage        10       candidates wanted, as a percentage of the nodes (0..100)
 minCandidateNodesAbsolute          1        at least this many candidates (>= 0)
-maxCandidateNodesAbsolute          100      at most this many candidates (>= minCandidateNodesAbsolute)
+maxCandidateNodesAbsolute          100      at most this many candidates (>= 1, >= the minimum)
 =================================  =======  ==================================================
 
-Volcano's getters ignore wrongly typed values; fumarole rejects them, and out-of-range values,
-with the conf file and key.
+Booleans follow Volcano's ``Arguments.GetBool``: a YAML boolean or a string ``strconv.ParseBool``
+accepts (``"true"``, ``"0"``, ...). Integers must be YAML integers (``GetInt``).
+
+Deliberate difference: Volcano's getters log and ignore a wrongly typed value and it checks no
+range, so a worker count of 0, a maximum of 0 or a zero percentage with a zero minimum silently make
+topology-aware preemption find no candidate ever. fumarole rejects these confs with the file and
+the key (the two minimums may not both be 0, as the Kubernetes scheduler's DefaultPreemptionArgs).
 """
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, model_validator
+from typing import Annotated
+
+from fumarole.framework.api.task_info import parse_go_bool
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, model_validator
+
+
+def _go_bool(raw: object) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str):
+        parsed = parse_go_bool(raw)
+        if parsed is not None:
+            return parsed
+    raise ValueError(f"expected a boolean, got {raw!r}")
+
+
+GoBool = Annotated[bool, BeforeValidator(_go_bool)]
 
 
 class PreemptArguments(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
-    predicate_error_cache_enable: StrictBool = Field(True, alias="predicateErrorCacheEnable")
-    enable_predicate_error_cache: StrictBool | None = Field(None, alias="enablePredicateErrorCache")
-    enable_topology_aware_preemption: StrictBool = Field(False, alias="enableTopologyAwarePreemption")
+    predicate_error_cache_enable: GoBool = Field(True, alias="predicateErrorCacheEnable")
+    enable_predicate_error_cache: GoBool | None = Field(None, alias="enablePredicateErrorCache")
+    enable_topology_aware_preemption: GoBool = Field(False, alias="enableTopologyAwarePreemption")
     topology_aware_preempt_worker_num: StrictInt = Field(16, alias="topologyAwarePreemptWorkerNum", ge=1)
     min_candidate_nodes_percentage: StrictInt = Field(10, alias="minCandidateNodesPercentage", ge=0, le=100)
     min_candidate_nodes_absolute: StrictInt = Field(1, alias="minCandidateNodesAbsolute", ge=0)
-    max_candidate_nodes_absolute: StrictInt = Field(100, alias="maxCandidateNodesAbsolute", ge=0)
+    max_candidate_nodes_absolute: StrictInt = Field(100, alias="maxCandidateNodesAbsolute", ge=1)
 
     @model_validator(mode="after")
     def _bounds(self) -> PreemptArguments:
+        if self.min_candidate_nodes_percentage == 0 and self.min_candidate_nodes_absolute == 0:
+            raise ValueError(
+                "minCandidateNodesPercentage and minCandidateNodesAbsolute are both 0: "
+                "topology-aware preemption would never look for a candidate node"
+            )
         if self.max_candidate_nodes_absolute < self.min_candidate_nodes_absolute:
             raise ValueError(
                 f"maxCandidateNodesAbsolute ({self.max_candidate_nodes_absolute}) is below "
@@ -44,12 +70,13 @@ class PreemptArguments(BaseModel):
 
     @property
     def error_cache(self) -> bool:
+        """``enablePredicateErrorCache`` when given, else ``predicateErrorCacheEnable``."""
         if self.enable_predicate_error_cache is not None:
             return self.enable_predicate_error_cache
         return self.predicate_error_cache_enable
 
     def num_candidates(self, num_nodes: int) -> int:
-        """clamp(nodes × percentage / 100, minimum, maximum), never more than the nodes (``calculateNumCandidates``)."""
+        """``calculateNumCandidates``: clamp(nodes × percentage / 100, min, max), at most the nodes."""
         wanted = num_nodes * self.min_candidate_nodes_percentage // 100
         wanted = max(wanted, self.min_candidate_nodes_absolute)
         wanted = min(wanted, self.max_candidate_nodes_absolute)

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from fumarole.framework.api.resource import ZERO, Resource
 from fumarole.framework.statement import StatementError
 

@@ -16,13 +16,19 @@ Phase 2, within jobs: for every preemptor job of the queue, its pending tasks ar
 (phase 1 changed them); each task gets its own statement with the filter *same job* (plus the
 status, best-effort and preemptable rules); a task that cannot be placed discards its statement and
 ends the job's phase 2; a placed one is committed (PR #5011: never commit evictions for a preemptor
-that was not placed).
+that was not placed). Seed 004 says phase 2 "always commits": both readings behave the same, since a
+failed attempt leaves no operation in the statement (each node's evictions live in their own
+statement, merged only when the preemptor is pipelined there).
 
-``preempt`` for one task: eligibility (``preemptionPolicy: Never`` never preempts; a nominated node
-that still exists, fails the predicates, and is not merely unresolvable, with a lower-priority pod
-already terminating because of preemption, means wait), pre-predicates, nodes minus those allocate
-found unresolvable for the task, a predicate pass that tolerates plain Unschedulable, then
-``normal_preempt`` or ``topology_aware_preempt``.
+Eligibility (``taskEligibleToPreempt``): a nominated node that no longer exists, or on which the
+predicates now pass, makes the task ineligible (allocate places it there); a nominated node that
+fails with UnschedulableAndUnresolvable makes it eligible again; otherwise it waits while a pod of
+lower priority on that node is still terminating because of a preemption.
+
+``preempt`` for one task: eligibility (``preemptionPolicy: Never`` never preempts; the nominated
+node rules above), pre-predicates, nodes minus those allocate found unresolvable for the task, a
+predicate pass (with the error cache) that tolerates plain Unschedulable, then ``normal_preempt`` or
+``topology_aware_preempt``.
 
 Every eviction's reason names the preemptor: ``"preempted by <ns>/<pod> (job <ns>/<podgroup>)"``.
 """
@@ -32,7 +38,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from fumarole.framework.api.fit_errors import FitError
 from fumarole.framework.api.task_status import TaskStatus, preemptable_status
 from fumarole.framework.util.priority_queue import PriorityQueue
@@ -53,9 +58,9 @@ DISRUPTION_TARGET = "DisruptionTarget"
 PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 
 
-def eviction_reason(action: str, preemptor: TaskInfo) -> str:
-    verb = "preempted" if action == "preempt" else "reclaimed"
-    return f"{verb} by {preemptor.namespace}/{preemptor.name} (job {preemptor.job})"
+def preempt_reason(preemptor: TaskInfo) -> str:
+    """The reason every eviction of this action carries: which task, of which job, it makes room for."""
+    return f"preempted by {preemptor.namespace}/{preemptor.name} (job {preemptor.job})"
 
 
 def terminating_by_preemption(task: TaskInfo) -> bool:
@@ -98,7 +103,7 @@ class PreemptAction:
     arguments_model = PreemptArguments
 
     def __init__(self) -> None:
-        self.arguments = PreemptArguments()
+        self.arguments = PreemptArguments.model_validate({})
 
     def execute(self, ssn: Session) -> None:
         self.arguments = PreemptArguments.model_validate(dict(ssn.configuration(self.name)))
@@ -133,7 +138,8 @@ class PreemptAction:
                 pending = tasks[preemptor_job.uid]
                 while ssn.job_starving(preemptor_job) and pending:
                     preemptor = pending.pop()
-                    self.preempt(ssn, stmt, preemptor, self._between_jobs(ssn, preemptor, preemptor_job), helper)
+                    between = self._between_jobs(ssn, preemptor, preemptor_job)
+                    self.preempt(ssn, stmt, preemptor, between, helper)
                 if ssn.job_pipelined(preemptor_job):
                     stmt.commit()
                 else:
@@ -186,7 +192,12 @@ class PreemptAction:
         return allowed
 
     def preempt(
-        self, ssn: Session, stmt: Statement, preemptor: TaskInfo, task_filter: TaskFilter, helper: PredicateHelper
+        self,
+        ssn: Session,
+        stmt: Statement,
+        preemptor: TaskInfo,
+        task_filter: TaskFilter,
+        helper: PredicateHelper,
     ) -> bool:
         """Find room for one task by evicting victims the filter and the plugins allow."""
         if ineligible_reason(ssn, preemptor) is not None:
@@ -195,8 +206,10 @@ class PreemptAction:
             return False
         nodes = ssn.filter_out_unschedulable_and_unresolvable_nodes_for_task(preemptor)
         rows = ssn.node_table.rows_of(nodes) if nodes is not ssn.node_list else ssn.node_table.all_rows
-        feasible, _ = helper.predicate_nodes(preemptor, np.asarray(rows), PredicateMode.PREEMPT, check_future_idle=False)
-        reason = eviction_reason(self.name, preemptor)
+        feasible, _ = helper.predicate_nodes(
+            preemptor, np.asarray(rows), PredicateMode.PREEMPT, check_future_idle=False
+        )
+        reason = preempt_reason(preemptor)
         if self.arguments.enable_topology_aware_preemption:
             return topology_aware_preempt(ssn, stmt, preemptor, task_filter, feasible, self.arguments, reason)
         return normal_preempt(ssn, stmt, preemptor, task_filter, feasible, reason)

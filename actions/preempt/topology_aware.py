@@ -17,6 +17,12 @@
 
 Pod priority here is ``spec.priority`` (0 when unset), as upstream's ``PodPriority``; a victim
 without ``status.startTime`` counts as started now.
+
+Deliberate difference: after the greedy removal upstream checks only the simulated predicates, so a
+preemptor its queue cannot take (``SimulateAllocatable`` false) or that still lacks resources gets
+*every* allowed victim as "necessary" and is pipelined over them, evicting pods for a task that may
+not run (the failure PR #5011 / #5010 fixed for the other paths). fumarole requires the full fit
+(queue, future-idle, predicates) there and otherwise rejects the node, as normal preemption does.
 """
 
 from __future__ import annotations
@@ -27,7 +33,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
 from fumarole.framework.api.resource import ZERO
 from fumarole.framework.statement import StatementError
 
@@ -62,7 +67,10 @@ def pod_priority(task: TaskInfo) -> int:
 
 def clone_state(state: dict[str, Any]) -> dict[str, Any]:
     """A worker's own copy of the preemptor's cycle state (``CycleState.Clone``)."""
-    return {key: value.clone() if hasattr(value, "clone") else copy.deepcopy(value) for key, value in state.items()}
+    return {
+        key: value.clone() if hasattr(value, "clone") else copy.deepcopy(value)
+        for key, value in state.items()
+    }
 
 
 def select_victims_on_node(
@@ -115,7 +123,12 @@ def select_victims_on_node(
         return [], "no preemption victims found for incoming pod"
     error = ssn.simulate_predicate_fn(state, preemptor, node)
     if error is not None:
-        return [], f"failed to predicate pod {preemptor.namespace}/{preemptor.name} on node {node.name}: {error}"
+        return [], f"failed to predicate pod {preemptor.key} on node {node.name}: {error}"
+    if not fits():
+        return [], (
+            f"pod {preemptor.namespace}/{preemptor.name} does not fit on node {node.name} even without "
+            "every allowed victim: its queue cannot take it or the node lacks resources"
+        )
     victims: list[TaskInfo] = []
     for task in reversed(potential):
         problem = add(task)
