@@ -98,6 +98,8 @@ class ScheduleHandler:
     def close_session(self, ssn: Session) -> None:
         if self._current_ssn is not ssn:
             return
+        if self.current is not None:
+            self.current.roll_back_unconfirmed()
         self.metrics["affinity_cache_size"] = float(self.affinity_cache.size())
         self.metrics["affinity_cache_owners"] = float(len(self.affinity_cache.owners()))
         self.metrics["fault_records"] = float(len(self.faults.records))

@@ -8,8 +8,10 @@ What it decides (the extension points; ``plugin.py`` registers them):
   job of a network-aware policy needs the ``-NetworkUnhealthy`` key and cannot use those chips; the
   node's idle chip count and the policy's topology rule must fit. Too few free chips is resolvable
   (``Unschedulable``) when the node's allocatable chips cover the request, else unresolvable.
-  While the preempt or reclaim action evaluates a node (``ssn.current_action``), chips held by
-  Releasing pods (victims already chosen) count as free, and the idle count is the future idle;
+  Chips held by Releasing pods (evicted victims, pods being deleted) count as becoming free, and
+  the idle count is the future idle — the NPU form of the future-idle check every action makes —
+  so a preemptor pipelined behind its victims stays placeable there in the next cycles instead of
+  pushing preempt or reclaim to evict again elsewhere;
 * **batch_node_order**: policy score, then the previous-node preference (``scoring``), then the
   fault penalties (−1 sub-healthy, −64 nodes of a fault job's failed ranks, floor 0), × weight;
 * **job_valid**: every job: enough valid tasks and no terminating pod (else ``NotEnoughPod``); NPU
@@ -18,8 +20,9 @@ What it decides (the extension points; ``plugin.py`` registers them):
 * **job_ready**: ready tasks >= minAvailable; **job_pipelined**: REJECT below minAvailable, else
   ABSTAIN;
 * **task_order**: ascending rank when the PodGroup has label ``podgroup-sched-enable: "true"``;
-  else, with ``prefer-previous-node``, a task whose rank has a cached node first; then the pod
-  name's index, then the UID;
+  else, with ``prefer-previous-node``, a task whose rank has a cached node that can take it now
+  first, then a task whose cached node cannot (it is unhealthy, gone, or its chips are taken),
+  then a task without one; then the pod name's index, then the UID;
 * **allocate / deallocate handlers**: choose the task's chips and write them to the pod's annotations
   (``huawei.com/Ascend910``, ``predicate-time``, ``distributed-job``; ``huawei.com/AscendReal`` and
   ``ascend.kubectl.kubernetes.io/ascend-910-configuration`` when the pod has label
@@ -35,9 +38,16 @@ Spec: upstream ``npu.go`` (registrations, ``convertToNPUFitError``, ``jobReady``
 seed 000 §3.1.1–3.1.2, §3.1.10–3.1.11.
 
 Deliberate differences: no job is failed in the first session after start (upstream quirk); task
-order breaks ties by pod index and UID (upstream lets the left task win); the preempt / reclaim
-predicate counts victims' chips as free (upstream reads idle chips only, so preemption never frees
-NPUs there).
+order breaks ties by pod index and UID (upstream lets the left task win), and puts ranks whose
+cached node can take them before ranks whose cached node cannot. Without that, a rank whose node was
+reclaimed (always the case after a reclaim: the reclaimer holds it) is placed first, degrades to
+the normal scores as seed 000 §3.1.2 says, and takes the best free node — often a sibling's old
+node, where the image is cached — so the sibling misses too, and so on down the gang. Upstream
+avoids the cascade in the scores instead (the degraded rank's bonus goes to a node no rank used);
+fumarole keeps the seed's scores and gets the same effect from the order. The predicate counts the
+chips of Releasing pods as becoming free (upstream reads idle chips only, so preemption never frees
+NPUs there, and a preemptor whose victims are still terminating fails the predicate and triggers
+more evictions every cycle).
 """
 
 from __future__ import annotations
@@ -57,7 +67,7 @@ from loguru import logger
 
 from .inputs import ASCEND_REAL, RANK_INDEX, NodeStatic
 from .jobs import MIN_AVAILABLE_KEY, REPLICA_SET, NpuJob
-from .scoring import prefer_previous_node
+from .scoring import demote_reserved_nodes, prefer_previous_node
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -79,6 +89,7 @@ CONFIG_910 = "ascend.kubectl.kubernetes.io/ascend-910-configuration"
 CONFIG_NPU = "ascend.kubectl.kubernetes.io/ascend-npu-configuration"
 OPERATOR_LABEL = "training.kubeflow.org/operator-name"
 POD_GROUP_SCHEDULE_LABEL = "podgroup-sched-enable"
+DEQUEUE_FREQUENCY = "huawei.com/schedule_dequeue_frequency"
 MILLI = 1000.0
 
 NOT_ENOUGH_POD = "NotEnoughPod"
@@ -110,7 +121,12 @@ class NpuSession:
         self.nodes = nodes
         self.jobs = jobs
         self.recorded: dict[str, tuple[str, str]] = {}
+        self.recorded_jobs: dict[str, str] = {}
         self.written: dict[str, dict[str, str | None]] = {}
+        self.previous_node_classes: dict[str, int] = {}
+        self.reserved_by: dict[str, str] | None = None
+        self.degraded_jobs: dict[str, bool] = {}
+        self.placed: set[str] = set()
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -192,7 +208,7 @@ class NpuSession:
                 unresolvable,
                 f"node has no {resource}-NetworkUnhealthy annotation (required for distributed jobs)",
             )
-        future = self.eviction_mode()
+        future = True
         pool = self._pool(rows, job, future)
         fits = policy.fits(request, pool, distributed) & (self._idle_chips(rows, resource, future) >= request)
         total = nodes.allocatable[rows]
@@ -245,26 +261,47 @@ class NpuSession:
     def _prefer_previous(
         self, task: TaskInfo, job: NpuJob, scores: np.ndarray, rows: np.ndarray
     ) -> np.ndarray:
-        if not self.config.prefer_previous_node or job.has_tor_affinity or not job.owner_uid:
+        if not self.config.prefer_previous_node:
             return scores
-        rank = job.rank_of(task)
-        if not rank:
-            return scores
-        fault_pod = self.handler.faults.is_fault_rank(job.fault_key, rank)
-        previous = self.cache.get_preferred_node(job.owner_uid, rank)
-        peers: set[str] = set()
-        if fault_pod:
+        bonus = self.config.prefer_previous_node_bonus
+        rank = job.rank_of(task) if job.owner_uid and not job.has_tor_affinity else ""
+        if rank and self.handler.faults.is_fault_rank(job.fault_key, rank):
             preferred = self.cache.get_preferred_node_map(job.owner_uid)
-            if not preferred:
-                return scores
-            peers = {node for other, node in preferred.items() if str(other) != rank}
-        elif not previous:
-            return scores
-        is_previous = self._rows_of(rows, [previous] if previous else [])
-        is_peer = self._rows_of(rows, peers)
-        return prefer_previous_node(
-            scores, is_previous, is_peer, fault_pod, self.config.prefer_previous_node_bonus
-        )
+            if preferred:
+                own = self.cache.get_preferred_node(job.owner_uid, rank)
+                peers = {node for other, node in preferred.items() if str(other) != rank}
+                is_own = self._rows_of(rows, [own] if own else [])
+                return prefer_previous_node(scores, is_own, self._rows_of(rows, peers), True, bonus)
+        elif rank:
+            previous = self.cache.get_preferred_node(job.owner_uid, rank)
+            is_previous = self._rows_of(rows, [previous] if previous else [])
+            if is_previous.any():
+                return prefer_previous_node(scores, is_previous, np.zeros_like(is_previous), False, bonus)
+        # No previous node among the candidates: the normal scores decide, but below the nodes
+        # other pending ranks are waiting to go back to.
+        reserved = self._rows_of(rows, self._nodes_reserved_for_others(task))
+        return demote_reserved_nodes(scores, reserved, bonus)
+
+    def _reservations(self) -> dict[str, str]:
+        """Pending task UID -> the cached node it can go back to (worked out once per session)."""
+        if self.reserved_by is None:
+            self.reserved_by = {}
+            for view in self.jobs.values():
+                if view.policy is None or not view.owner_uid or view.has_tor_affinity:
+                    continue
+                job = self.ssn.jobs.get(view.uid)
+                if job is None:
+                    continue
+                for task in job.task_status_index.get(TaskStatus.PENDING, {}).values():
+                    rank = view.rank_of(task)
+                    if rank and self._previous_node_class(task, view, rank) == 0:
+                        self.reserved_by[task.uid] = self.cache.get_preferred_node(view.owner_uid, rank)
+        return self.reserved_by
+
+    def _nodes_reserved_for_others(self, task: TaskInfo) -> set[str]:
+        return {
+            node for uid, node in self._reservations().items() if uid != task.uid and uid not in self.placed
+        }
 
     # ------------------------------------------------------------------ job functions
     def job_valid(self, job: JobInfo) -> ValidateResult | None:
@@ -335,16 +372,90 @@ class NpuSession:
             if difference:
                 return -1 if difference < 0 else 1
         elif self.config.prefer_previous_node and job.owner_uid:
-            left_node = self.cache.get_preferred_node(job.owner_uid, left_rank) if left_rank else ""
-            right_node = self.cache.get_preferred_node(job.owner_uid, right_rank) if right_rank else ""
-            if bool(left_node) != bool(right_node):
-                return -1 if left_node else 1
+            left_class = self._previous_node_class(left, job, left_rank)
+            right_class = self._previous_node_class(right, job, right_rank)
+            if left_class != right_class:
+                return -1 if left_class < right_class else 1
         left_index, right_index = pod_index(left.name), pod_index(right.name)
         if left_index is not None and right_index is not None and left_index != right_index:
             return -1 if left_index < right_index else 1
         if left.uid != right.uid:
             return -1 if left.uid < right.uid else 1
         return 0
+
+    def job_order(self, left: JobInfo, right: JobInfo) -> int:
+        """Fragile jobs first, then the lower dequeue frequency, then (fumarole) jobs that all go back.
+
+        A job is fragile when it has no ready task beyond its ``minAvailable`` (the NPU view's, for
+        NPU jobs). A dequeue frequency that is not an integer makes the pair equal, as upstream.
+        With ``prefer-previous-node``, a job with a rank whose cached node cannot take it comes
+        after one without: the jobs that can all go back take their nodes before a degraded rank
+        picks among the free ones.
+        """
+        left_fragile, right_fragile = self._is_fragile(left), self._is_fragile(right)
+        if left_fragile != right_fragile:
+            return -1 if left_fragile else 1
+        try:
+            left_count = int(_pod_group_annotations(left).get(DEQUEUE_FREQUENCY, "") or 0)
+            right_count = int(_pod_group_annotations(right).get(DEQUEUE_FREQUENCY, "") or 0)
+        except ValueError:
+            return 0
+        if left_count != right_count:
+            return -1 if left_count < right_count else 1
+        if self.config.prefer_previous_node:
+            left_degraded, right_degraded = self._is_degraded(left), self._is_degraded(right)
+            if left_degraded != right_degraded:
+                return 1 if left_degraded else -1
+        return 0
+
+    def _is_fragile(self, job: JobInfo) -> bool:
+        view = self.jobs.get(job.uid)
+        minimum = view.min_available if view is not None and view.is_npu else job.min_available
+        return job.ready_task_num() <= minimum
+
+    def _is_degraded(self, job: JobInfo) -> bool:
+        """Whether a pending rank of the job has a cached node that cannot take it (per session)."""
+        known = self.degraded_jobs.get(job.uid)
+        if known is not None:
+            return known
+        view = self.jobs.get(job.uid)
+        degraded = False
+        if view is not None and view.policy is not None and view.owner_uid and not view.has_tor_affinity:
+            for task in job.task_status_index.get(TaskStatus.PENDING, {}).values():
+                rank = view.rank_of(task)
+                if rank and self._previous_node_class(task, view, rank) == 1:
+                    degraded = True
+                    break
+        self.degraded_jobs[job.uid] = degraded
+        return degraded
+
+    def _previous_node_class(self, task: TaskInfo, job: NpuJob, rank: str) -> int:
+        """0: the rank's cached node can take the task now; 1: it cannot; 2: no cached node.
+
+        Decided once per task and session (the first time the order asks), so the order stays
+        consistent while the session's allocations change the nodes.
+        """
+        known = self.previous_node_classes.get(task.uid)
+        if known is not None:
+            return known
+        node = self.cache.get_preferred_node(job.owner_uid, rank) if rank else ""
+        result = 2 if not node else 0 if self._can_take(task, job, node) else 1
+        self.previous_node_classes[task.uid] = result
+        return result
+
+    def _can_take(self, task: TaskInfo, job: NpuJob, node_name: str) -> bool:
+        """Whether the node is in the session, healthy and has the task's chips free or freeing."""
+        node = self.ssn.nodes.get(node_name)
+        row = self.nodes.index.get(node_name)
+        if node is None or not node.ready or row is None:
+            return False
+        request = job.task_request(task)
+        if request <= 0:
+            return True
+        if not self.nodes.is_npu[row] or self.nodes.node_unhealthy[row]:
+            return False
+        rows = np.asarray([row], dtype=np.int64)
+        return int(popcount(self._pool(rows, job, future=True))[0]) >= request
 
     # ------------------------------------------------------------------ events
     def on_allocate(self, event: Event) -> None:
@@ -373,6 +484,7 @@ class NpuSession:
             )
             return
         nodes.add_task(task.uid, row, chips)
+        self.placed.add(task.uid)
         static = nodes.statics[row]
         assert static is not None
         self._write_annotations(task, job, static, chips)
@@ -380,6 +492,7 @@ class NpuSession:
         if self.config.prefer_previous_node and job.owner_uid and rank:
             self.cache.record_assignment(job.owner_uid, rank, task.node_name, self.ssn.now)
             self.recorded[task.uid] = (job.owner_uid, rank)
+            self.recorded_jobs[task.uid] = task.job
 
     def on_deallocate(self, event: Event) -> None:
         task = event.task
@@ -392,10 +505,27 @@ class NpuSession:
         if task.status != TaskStatus.PENDING:
             return
         nodes.drop_task(task.uid)
+        self.placed.discard(task.uid)
         self._restore_annotations(task)
         recorded = self.recorded.pop(task.uid, None)
+        self.recorded_jobs.pop(task.uid, None)
         if recorded is not None:
             self.cache.rollback_assignment(*recorded)
+
+    def roll_back_unconfirmed(self) -> None:
+        """At session close, forget the cache entries of placements that were not committed.
+
+        A task allocate left Allocated or Pipelined (its gang was not ready; Volcano neither commits
+        nor discards such a statement) was never bound: recording its node would overwrite where the
+        rank really ran. Only placements committed in this session (Binding) keep their entry, as if
+        the uncommitted ones had been rolled back (seed 000 §3.1.10: rollback removes the entry).
+        """
+        for uid, (owner, rank) in list(self.recorded.items()):
+            job = self.ssn.jobs.get(self.recorded_jobs.get(uid, ""))
+            task = job.tasks.get(uid) if job is not None else None
+            if task is None or task.status != TaskStatus.BINDING:
+                self.cache.rollback_assignment(owner, rank)
+                self.recorded.pop(uid, None)
 
     # ------------------------------------------------------------------ pod annotations
     def _set(self, task: TaskInfo, key: str, value: str) -> None:
@@ -454,3 +584,7 @@ class NpuSession:
         ):
             self._set(task, RANK_INDEX, rank)
         logger.debug("huawei-npu: {} gets {} on {}", task.key, text, task.node_name)
+
+
+def _pod_group_annotations(job: JobInfo) -> dict[str, str]:
+    return job.pod_group.metadata.annotations if job.pod_group is not None else {}

@@ -11,7 +11,7 @@ Extension points (flag in parentheses; see ``npu_session`` for what each decides
 * batch_node_order (``enableNodeOrder``);
 * job_valid (no flag);
 * job_ready (``enableJobReady``), job_pipelined (``enableJobPipelined``);
-* task_order (``enableTaskOrder``);
+* task_order (``enableTaskOrder``), job_order (``enableJobOrder``);
 * allocate / deallocate event handlers (no flag).
 
 The conf may name the plugin ``huawei-npu`` or upstream's ``volcano-npu_<version>`` (an alias the
@@ -22,10 +22,9 @@ enable flags of that entry apply. State that outlives a session lives in the ``S
 Spec: upstream ``component/ascend-for-volcano/npu.go`` (``OnSessionOpen``), ``plugin/factory.go``;
 shared/reference/ascend-npu-plugin.md §1.1; seed 000 §3.1.
 
-Not registered (upstream does): job_order (fragile jobs first, dequeue frequency),
-job_enqueueable (device-list totals; upstream's default ``forceEnqueue`` permits anyway),
-preemptable / reclaimable (card-level victim filtering). ``on_session_close`` writes no PodGroup
-conditions; it updates the handler's metrics.
+Not registered (upstream does): job_enqueueable (device-list totals; upstream's default
+``forceEnqueue`` permits anyway), preemptable / reclaimable (card-level victim filtering).
+``on_session_close`` writes no PodGroup conditions; it updates the handler's metrics.
 """
 
 from __future__ import annotations
@@ -87,6 +86,7 @@ class HuaweiNpuPlugin:
         ssn.add_job_ready_fn(name, session.job_ready)
         ssn.add_job_pipelined_fn(name, session.job_pipelined)
         ssn.add_task_order_fn(name, session.task_order)
+        ssn.add_job_order_fn(name, session.job_order)
         ssn.add_event_handler(
             EventHandler(allocate_func=session.on_allocate, deallocate_func=session.on_deallocate)
         )

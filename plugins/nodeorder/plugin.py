@@ -114,7 +114,8 @@ class ImageLocalityOrder:
         scorer = self.plugin.image_locality
         if scorer is None:
             return np.zeros(len(rows), dtype=np.float64)
-        return scorer.batch_scores(task.pod, rows).astype(np.float64) * float(self.plugin.weight.image_locality)
+        weight = float(self.plugin.weight.image_locality)
+        return scorer.batch_scores(task.pod, rows).astype(np.float64) * weight
 
 
 class NodeOrderPlugin:

@@ -21,6 +21,7 @@ from fumarole.plugins.huawei_npu import HuaweiNpuPlugin
 from fumarole.plugins.huawei_npu.arguments import NpuConfig, parse_duration, resolve_config
 from fumarole.plugins.huawei_npu.dispatch import handler_name, policy_entry_point
 from fumarole.plugins.huawei_npu.npu_session import NpuSession
+from fumarole.plugins.huawei_npu.scoring import demote_reserved_nodes
 from fumarole.policies.chips import ASCEND_310P, ASCEND_910
 from pydantic import ValidationError
 from test_huawei_npu_objects import (
@@ -556,9 +557,10 @@ def test_idle_npu_count_also_limits() -> None:
 
 
 # ---------------------------------------------------------------------------------------- preemption
-def test_chips_of_releasing_victims_count_as_free_only_for_preemption() -> None:
+def test_chips_of_releasing_victims_count_as_becoming_free() -> None:
     """Upstream re-runs a predicate that reads only idle chips, so preempt never frees NPUs there;
-    here the chips of victims already evicted in the statement count as becoming free."""
+    here the chips of victims already evicted count as becoming free, in every action (the
+    future-idle check), so the preemptor stays placeable behind its victims."""
     victim = npu_pod("victim", "low", 8, node="n1", phase="Running", used=range(8), uid="victim")
     objects = [npu_node("n1"), npu_pod_group("low", 8, min_member=1), victim, *job_objects(tasks=1)]
     ssn = harness(objects).open_session()
@@ -572,7 +574,7 @@ def test_chips_of_releasing_victims_count_as_free_only_for_preemption() -> None:
     stmt.evict(tasks_by_name(ssn)["victim"], "preempted")
     assert fit(ssn, task, "n1") is None
     ssn.current_action = "allocate"
-    assert fit(ssn, task, "n1") == shortage
+    assert fit(ssn, task, "n1") is None
     ssn.current_action = "preempt"
     stmt.pipeline(task, "n1", True)
     assert task.pod_annotations[ASCEND_910] == ",".join(f"Ascend910-{i}" for i in range(8))
@@ -610,8 +612,23 @@ def test_scores_favour_fuller_nodes_and_follow_the_weight() -> None:
         ),
         pytest.param(
             {"1": "n1"},
+            {"n0": 79200.0, "n1": 69200.0, "n2": 79200.0, "n3": 79600.0},
+            id="node-of-another-pending-rank-reserved-bonus-below-the-rest",
+        ),
+        pytest.param(
+            {"0": "gone", "1": "n1"},
+            {"n0": 79200.0, "n1": 69200.0, "n2": 79200.0, "n3": 79600.0},
+            id="degraded-rank-avoids-the-reserved-node",
+        ),
+        pytest.param(
+            {"1": "gone"},
             {"n0": 79200.0, "n1": 79200.0, "n2": 79200.0, "n3": 79600.0},
-            id="only-another-rank-cached",
+            id="other-rank-cannot-go-back-no-reservation",
+        ),
+        pytest.param(
+            {"0": "n2", "1": "n1"},
+            {"n0": 79200.0, "n1": 79200.0, "n2": 89600.0, "n3": 79600.0},
+            id="own-previous-node-wins-reservations-ignored",
         ),
     ],
 )
@@ -621,6 +638,44 @@ def test_prefer_previous_node(cached: dict[str, str], expected: dict[str, float]
     for rank, node in cached.items():
         handler_of(ssn).affinity_cache.record_assignment("owner-a", rank, node, now=100.0)
     assert scores(ssn, tasks_by_name(ssn)["job-a-worker-0"]) == expected
+
+
+def test_reserved_nodes_keep_their_scores_when_every_candidate_is_reserved() -> None:
+    """A pod has to go somewhere: with only reserved candidates the normal scores decide."""
+    h = harness(prefer_objects())
+    ssn = h.open_session(now=100.0)
+    handler_of(ssn).affinity_cache.record_assignment("owner-a", "1", "n1", now=100.0)
+    task = tasks_by_name(ssn)["job-a-worker-0"]
+    assert scores(ssn, task, ["n1"]) == {"n1": 79200.0}
+
+
+def test_reservation_ends_when_its_rank_is_placed_and_returns_on_rollback() -> None:
+    h = harness(prefer_objects())
+    ssn = h.open_session(now=100.0)
+    handler_of(ssn).affinity_cache.record_assignment("owner-a", "1", "n1", now=100.0)
+    tasks = tasks_by_name(ssn)
+    assert scores(ssn, tasks["job-a-worker-0"], ["n0", "n1"]) == {"n0": 79200.0, "n1": 69200.0}
+    stmt = ssn.statement()
+    stmt.allocate(tasks["job-a-worker-1"], ssn.nodes["n1"])
+    # n1 now has 4 of its 8 chips taken by rank 1 (a fuller node scores higher), and is no longer reserved
+    assert scores(ssn, tasks["job-a-worker-0"], ["n0", "n1"]) == {"n0": 79200.0, "n1": 79600.0}
+    stmt.discard()
+    assert scores(ssn, tasks["job-a-worker-0"], ["n0", "n1"]) == {"n0": 79200.0, "n1": 69200.0}
+
+
+@pytest.mark.parametrize(
+    ("scores_in", "reserved", "expected"),
+    [
+        pytest.param([800, 700, 900], [False, True, False], [800, 700, 900], id="already-bonus-below"),
+        pytest.param([800, 900, 850], [False, True, False], [800, 700, 850], id="lowered-to-min-minus-bonus"),
+        pytest.param([50, 900], [False, True], [50, 0], id="never-below-zero"),
+        pytest.param([800, 900], [True, True], [800, 900], id="all-reserved-unchanged"),
+        pytest.param([800, 900], [False, False], [800, 900], id="none-reserved-unchanged"),
+    ],
+)
+def test_demote_reserved_nodes(scores_in: list[float], reserved: list[bool], expected: list[float]) -> None:
+    out = demote_reserved_nodes(np.asarray(scores_in, dtype=float), np.asarray(reserved), 100.0)
+    assert out.tolist() == expected
 
 
 def test_previous_node_not_passing_the_predicates_is_not_scored() -> None:
@@ -787,14 +842,123 @@ def test_task_order_rank_order_with_podgroup_sched_enable() -> None:
     assert ordered(harness(objects).open_session()) == ["job-a-worker-1", "job-a-worker-2", "job-a-worker-0"]
 
 
-def test_task_order_cached_ranks_first_then_pod_index() -> None:
-    objects = [npu_node("n1"), npu_pod_group("job-a", 24, min_member=3, owner_uid="owner-a")]
+@pytest.mark.parametrize(
+    ("cached", "expected"),
+    [
+        pytest.param({}, ["job-a-worker-0", "job-a-worker-1", "job-a-worker-2"], id="no-cache-pod-index"),
+        pytest.param(
+            {"2": "n1"}, ["job-a-worker-2", "job-a-worker-0", "job-a-worker-1"], id="cached-rank-first"
+        ),
+        pytest.param(
+            {"0": "gone", "2": "n1"},
+            ["job-a-worker-2", "job-a-worker-0", "job-a-worker-1"],
+            id="usable-cached-node-before-a-gone-one",
+        ),
+        pytest.param(
+            {"0": "n2", "1": "n1"},
+            ["job-a-worker-1", "job-a-worker-0", "job-a-worker-2"],
+            id="cached-node-full-goes-after-usable",
+        ),
+        pytest.param(
+            {"0": "n3", "1": "n1"},
+            ["job-a-worker-1", "job-a-worker-0", "job-a-worker-2"],
+            id="cached-node-unhealthy-goes-after-usable",
+        ),
+    ],
+)
+def test_task_order_ranks_that_can_go_back_first(cached: dict[str, str], expected: list[str]) -> None:
+    objects = [
+        npu_node("n1"),
+        npu_node("n2"),
+        npu_node("n3", annotations={"NodeHealthyStatus": "UnHealthy"}),
+        busy_pod("n2", list(range(8))),
+        npu_pod_group("job-a", 24, min_member=3, owner_uid="owner-a"),
+    ]
     objects += [npu_pod(f"job-a-worker-{i}", "job-a", 8, rank=i) for i in range(3)]
     h = harness(objects)
     ssn = h.open_session()
-    assert ordered(ssn) == ["job-a-worker-0", "job-a-worker-1", "job-a-worker-2"]
-    handler_of(ssn).affinity_cache.record_assignment("owner-a", "2", "n1", now=0.0)
-    assert ordered(ssn) == ["job-a-worker-2", "job-a-worker-0", "job-a-worker-1"]
+    for rank, node in cached.items():
+        handler_of(ssn).affinity_cache.record_assignment("owner-a", rank, node, now=0.0)
+    ssn.close()
+    assert ordered(h.open_session()) == expected
+
+
+def test_task_order_is_decided_once_per_session() -> None:
+    """The order of a session does not change under it (a heap needs a fixed order)."""
+    objects = [npu_node("n1"), npu_pod_group("job-a", 16, min_member=2, owner_uid="owner-a")]
+    objects += [npu_pod(f"job-a-worker-{i}", "job-a", 8, rank=i) for i in range(2)]
+    ssn = harness(objects).open_session()
+    assert ordered(ssn) == ["job-a-worker-0", "job-a-worker-1"]
+    handler_of(ssn).affinity_cache.record_assignment("owner-a", "1", "n1", now=0.0)
+    assert ordered(ssn) == ["job-a-worker-0", "job-a-worker-1"]
+
+
+def job_order_objects(**groups: dict[str, Any]) -> list[KubeObject]:
+    objects: list[KubeObject] = [npu_node("n1"), npu_node("n2"), busy_pod("n2", list(range(8)))]
+    for name, options in groups.items():
+        objects.append(
+            npu_pod_group(
+                name, 8, min_member=1, owner_uid=f"owner-{name}", annotations=options.get("annotations")
+            )
+        )
+        objects.append(npu_pod(f"{name}-0", name, 8, rank=0, uid=f"uid-{name}"))
+        if options.get("running"):
+            objects.append(npu_pod(f"{name}-1", name, 8, rank=1, node="n1", phase="Running", used=range(8)))
+    return objects
+
+
+@pytest.mark.parametrize(
+    ("groups", "cached", "expected"),
+    [
+        pytest.param({"a": {}, "b": {}}, {}, 0, id="equal"),
+        pytest.param({"a": {"running": True}, "b": {}}, {}, 0, id="both-fragile-at-min"),
+        pytest.param(
+            {
+                "a": {"annotations": {"huawei.com/schedule_dequeue_frequency": "3"}},
+                "b": {"annotations": {"huawei.com/schedule_dequeue_frequency": "1"}},
+            },
+            {},
+            1,
+            id="lower-dequeue-frequency-first",
+        ),
+        pytest.param(
+            {"a": {"annotations": {"huawei.com/schedule_dequeue_frequency": "x"}}, "b": {}},
+            {"owner-a": "n2"},
+            0,
+            id="bad-dequeue-frequency-equal",
+        ),
+        pytest.param({"a": {}, "b": {}}, {"owner-a": "n2"}, 1, id="degraded-job-after"),
+        pytest.param({"a": {}, "b": {}}, {"owner-b": "n2"}, -1, id="other-degraded-job-after"),
+        pytest.param({"a": {}, "b": {}}, {"owner-a": "n1"}, 0, id="usable-cached-node-not-degraded"),
+    ],
+)
+def test_job_order(groups: dict[str, dict[str, Any]], cached: dict[str, str], expected: int) -> None:
+    h = harness(job_order_objects(**groups))
+    ssn = h.open_session()
+    for owner, node in cached.items():
+        handler_of(ssn).affinity_cache.record_assignment(owner, "0", node, now=0.0)
+    ssn.close()
+    ssn = h.open_session()
+    session = npu_session(ssn)
+    assert session.job_order(ssn.jobs[job_uid(ssn, "a")], ssn.jobs[job_uid(ssn, "b")]) == expected
+
+
+def test_job_order_fragile_first() -> None:
+    """A job with more ready tasks than its minAvailable is not fragile and goes after."""
+    objects = [npu_node("n1"), npu_node("n2"), npu_node("n3")]
+    objects += [npu_pod_group("a", 8, min_member=1), npu_pod("a-0", "a", 8, rank=0)]
+    objects += [npu_pod_group("b", 16, min_member=1)]
+    objects += [
+        npu_pod(f"b-{i}", "b", 8, rank=i, node=f"n{i + 1}", phase="Running", used=range(8)) for i in range(2)
+    ]
+    ssn = harness(objects).open_session()
+    session = npu_session(ssn)
+    a, b = ssn.jobs[job_uid(ssn, "a")], ssn.jobs[job_uid(ssn, "b")]
+    assert (session.job_order(a, b), session.job_order(b, a)) == (-1, 1)
+
+
+def job_uid(ssn: Session, name: str) -> str:
+    return next(uid for uid, job in ssn.jobs.items() if job.name == name)
 
 
 def test_task_order_ties_break_by_uid() -> None:
