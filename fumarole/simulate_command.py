@@ -51,7 +51,14 @@ def _workload(args: argparse.Namespace) -> Any:
     return result
 
 
-def _run_one(workload: Any, conf_path: str | None, settings: Settings, out: Path | None, args: argparse.Namespace, label: str) -> tuple[dict[str, Any], float]:
+def _run_one(
+    workload: Any,
+    conf_path: str | None,
+    settings: Settings,
+    out: Path | None,
+    args: argparse.Namespace,
+    label: str,
+) -> tuple[dict[str, Any], float]:
     from fumarole.simulator.engine import Simulation, load_scheduler_conf
     from fumarole.simulator.output import write_outputs
 
@@ -61,8 +68,13 @@ def _run_one(workload: Any, conf_path: str | None, settings: Settings, out: Path
     console = Console(stderr=True)
     show = not args.quiet and console.is_terminal
     with Progress(
-        TextColumn(f"[bold]{label}[/bold]"), BarColumn(), TextColumn("{task.percentage:>5.1f}%"), TimeRemainingColumn(),
-        console=console, disable=not show, transient=True,
+        TextColumn(f"[bold]{label}[/bold]"),
+        BarColumn(),
+        TextColumn("{task.percentage:>5.1f}%"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not show,
+        transient=True,
     ) as progress:
         task = progress.add_task(label, total=workload.horizon)
         sim = Simulation(

@@ -3,6 +3,10 @@
 Controllers create pods and PodGroups here; the kubelets and the scheduler's decisions change them.
 Every change bumps ``version`` so the scheduling loop can skip cycles in which nothing changed.
 
+GPUs are counted in milli-GPUs: whole GPUs (``gpus`` / ``gpus_per_pod``) plus the GPU-sharing scalar
+``alibabacloud.com/gpu-milli`` of openb traces (node ``resources``, pod ``extra_resources``), so the
+GPU allocation ratio covers trace replays too.
+
 NPU node groups get what the Ascend plugin reads on a real node: labels ``accelerator`` and
 ``accelerator-type``, the annotation ``baseDeviceInfos`` listing every chip, and the device-plugin
 annotations ``<resource>`` (free chips), ``<resource>-Unhealthy``, ``<resource>-NetworkUnhealthy``
@@ -15,6 +19,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from fumarole.framework.api.quantity import parse_quantity
 from fumarole.framework.cache import ClusterCache
 from fumarole.framework.cache.objects import Node, Pod, PodGroup
 from fumarole.framework.settings import Settings
@@ -28,10 +33,16 @@ from fumarole.framework.testing import (
 )
 
 from .image_cache import ImageCache
-from .workload import NodeGroup, PodShape, Workload
+from .trace import GPU_MILLI
+from .workload import FaultSpec, NodeGroup, PodShape, Workload
 
 RANK_ANNOTATION = "hccl/rankIndex"
 GB = 1e9
+
+
+def _milli(quantity: str | int | float) -> int:
+    """A ``gpu-milli`` quantity (milli-GPUs, e.g. ``"460"``) as an int."""
+    return int(parse_quantity(quantity))
 
 
 @dataclass
@@ -45,7 +56,7 @@ class PodRecord:
     rank: int
     image: str
     npus: int
-    gpus: int
+    gpu_milli: int
     created: float
     recreated: bool = False
     previous_node: str = ""
@@ -64,8 +75,9 @@ class NodeState:
     group: NodeGroup
     cache: ImageCache
     npus: int
-    gpus: int
-    faults: set[str] = field(default_factory=set)
+    gpu_milli: int
+    faults: list[FaultSpec] = field(default_factory=list)
+    """The node's active faults, in the order they started."""
 
 
 class SimCluster:
@@ -89,7 +101,7 @@ class SimCluster:
                     group,
                     ImageCache(group.image_cache_gb * GB),
                     group.npu.chips if group.npu is not None else 0,
-                    group.gpus,
+                    group.gpus * 1000 + _milli(group.resources.get(GPU_MILLI, 0)),
                 )
         for queue in workload.cluster.queues:
             objects.append(
@@ -113,9 +125,9 @@ class SimCluster:
         ]
         self.cache.apply_objects(objects, source="<workload>")
         self.total_npus = sum(state.npus for state in self.nodes.values())
-        self.total_gpus = sum(state.gpus for state in self.nodes.values())
+        self.total_gpu_milli = sum(state.gpu_milli for state in self.nodes.values())
         self.allocated_npus = 0
-        self.allocated_gpus = 0
+        self.allocated_gpu_milli = 0
 
     # ------------------------------------------------------------------ nodes
     @staticmethod
@@ -132,7 +144,10 @@ class SimCluster:
             labels.setdefault("accelerator-type", npu.accelerator_type)
             chips = [f"{npu.chip_prefix}{index}" for index in range(npu.chips)]
             annotations["baseDeviceInfos"] = json.dumps(
-                {chip: {"IP": f"192.168.{index}.1", "SuperDeviceID": index} for index, chip in enumerate(chips)},
+                {
+                    chip: {"IP": f"192.168.{index}.1", "SuperDeviceID": index}
+                    for index, chip in enumerate(chips)
+                },
                 separators=(",", ":"),
             )
             annotations[npu.resource] = ",".join(chips)
@@ -140,7 +155,13 @@ class SimCluster:
                 annotations[f"{npu.resource}-{suffix}"] = ""
         return build_node(name, allocatable, labels=labels, annotations=annotations)
 
-    def update_node(self, name: str, *, annotations: dict[str, str] | None = None, taints: list[dict[str, str]] | None = None) -> None:
+    def update_node(
+        self,
+        name: str,
+        *,
+        annotations: dict[str, str] | None = None,
+        taints: list[dict[str, str]] | None = None,
+    ) -> None:
         node = self.cache.nodes[name]
         meta = node.metadata
         if annotations is not None:
@@ -157,7 +178,14 @@ class SimCluster:
         return f"{prefix}-{self._uid_counter:06d}"
 
     def create_pod_group(
-        self, namespace: str, name: str, *, min_member: int, shape: PodShape, owner_uid: str, min_resources: dict[str, Any]
+        self,
+        namespace: str,
+        name: str,
+        *,
+        min_member: int,
+        shape: PodShape,
+        owner_uid: str,
+        min_resources: dict[str, Any],
     ) -> PodGroup:
         pg = build_pod_group(
             namespace,
@@ -205,7 +233,9 @@ class SimCluster:
             creation=now,
             node_selector=shape.node_selector or None,
             image=shape.image,
-            owner={"apiVersion": "v1", "kind": owner_kind, "name": group, "uid": owner_uid, "controller": True},
+            owner={
+                "apiVersion": "v1", "kind": owner_kind, "name": group, "uid": owner_uid, "controller": True
+            },
         )
         self.cache.put(pod)
         previous = self.history.get((owner_uid, rank), "")
@@ -217,7 +247,7 @@ class SimCluster:
             rank=rank,
             image=shape.image,
             npus=shape.npus_per_pod,
-            gpus=shape.gpus_per_pod,
+            gpu_milli=shape.gpus_per_pod * 1000 + _milli(shape.extra_resources.get(GPU_MILLI, 0)),
             created=now,
             recreated=bool(previous),
             previous_node=previous,
@@ -263,7 +293,7 @@ class SimCluster:
         record.node = node
         record.bound = now
         self.allocated_npus += record.npus
-        self.allocated_gpus += record.gpus
+        self.allocated_gpu_milli += record.gpu_milli
         self.history[(record.owner, record.rank)] = node
         self.version += 1
         return record
@@ -272,7 +302,8 @@ class SimCluster:
         pod = self.cache.pods.get(key)
         if pod is None:
             return
-        status = pod.status.model_copy(update={"phase": phase, "start_time": now if phase == "Running" else pod.status.start_time})
+        start_time = now if phase == "Running" else pod.status.start_time
+        status = pod.status.model_copy(update={"phase": phase, "start_time": start_time})
         self.cache.put(pod.model_copy(update={"status": status}))
         record = self.records[pod.metadata.uid]
         if phase == "Running" and record.running is None:
@@ -323,4 +354,4 @@ class SimCluster:
         if record.bound is not None and not record.accelerators_released:
             record.accelerators_released = True
             self.allocated_npus -= record.npus
-            self.allocated_gpus -= record.gpus
+            self.allocated_gpu_milli -= record.gpu_milli

@@ -18,7 +18,6 @@ from collections.abc import Generator
 from typing import Any
 
 import simpy
-
 from fumarole.framework.conf import SchedulerConf, load_conf, parse_conf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.registry import Registry
@@ -42,7 +41,7 @@ def load_scheduler_conf(workload: Workload, registry: Registry, override: str | 
     if isinstance(source, dict):
         import yaml
 
-        return parse_conf(yaml.safe_dump(source), "<workload conf>", registry)
+        return parse_conf(yaml.safe_dump(source), f"{workload.source} (conf)", registry)
     return load_conf(source, registry)
 
 
@@ -60,7 +59,7 @@ class Simulation:
         self.settings = settings or Settings(seed=workload.seed)
         self.env = simpy.Environment()
         self.cluster = SimCluster(workload, self.settings)
-        self.metrics = Metrics(self.cluster.total_npus, self.cluster.total_gpus)
+        self.metrics = Metrics(self.cluster.total_npus, self.cluster.total_gpu_milli)
         self.scheduler = Scheduler(conf, self.cluster.cache, registry=registry, settings=self.settings)
         self.kubelets = {name: Kubelet(self, name) for name in self.cluster.nodes}
         self.controllers: dict[str, Controller] = {}
@@ -105,7 +104,8 @@ class Simulation:
     def _scheduling_loop(self) -> Generator[Any, Any, None]:
         period = self.workload.schedule_period
         while True:
-            if not self.workload.skip_idle_cycles or self._last_busy or self.cluster.version != self._last_version:
+            changed = self.cluster.version != self._last_version
+            if not self.workload.skip_idle_cycles or self._last_busy or changed:
                 self._last_version = self.cluster.version
                 started = time.perf_counter()
                 decisions = self.scheduler.run_once(now=self.env.now)
@@ -133,12 +133,13 @@ class Simulation:
             pod = self.cluster.pod(eviction.pod)
             if pod is None:
                 continue
-            self.metrics.log(now, "evict", eviction.pod, eviction.node, f"{eviction.action}: {eviction.reason}")
+            detail = f"{eviction.action}: {eviction.reason}"
+            self.metrics.log(now, "evict", eviction.pod, eviction.node, detail)
             self.cluster.mark_deleting(eviction.pod, now)
             self.env.process(self._delete_after_grace(pod.metadata.uid, "evicted"))
         for nomination in decisions.nominations:
             self.cluster.nominate(nomination.pod, nomination.node)
-        self.metrics.allocation(now, self.cluster.allocated_npus, self.cluster.allocated_gpus)
+        self.metrics.allocation(now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
 
     def _gangs_broken(self, evicted: list[str]) -> int:
         """Gangs that had at least minMember pods running or bound and fall below it."""
@@ -176,7 +177,8 @@ class Simulation:
     def pod_group_of(self, record: PodRecord) -> str:
         pod = self.cluster.pod(record.key)
         if pod is not None and pod.metadata.uid == record.uid:
-            return f"{pod.metadata.namespace}/{pod.metadata.annotations.get('scheduling.k8s.io/group-name', '')}"
+            group = pod.metadata.annotations.get("scheduling.k8s.io/group-name", "")
+            return f"{pod.metadata.namespace}/{group}"
         return self._pod_groups.get(record.uid, "")
 
     def pod_running(self, record: PodRecord) -> None:
@@ -226,7 +228,7 @@ class Simulation:
         if was_running and node:
             self.kubelets[node].stopped(record.image)
         self.metrics.log(self.env.now, "gone", record.key, node, f"{reason} {detail}".strip())
-        self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpus)
+        self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
         controller = self.controllers.get(record.owner)
         if controller is not None:
             controller.pod_gone(self, record, reason)

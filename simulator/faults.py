@@ -4,10 +4,16 @@
   predicates plugin keeps new pods away), annotation ``NodeHealthyStatus: UnHealthy`` and, on NPU
   nodes, every chip in the ``<resource>-Unhealthy`` list; every pod on the node fails.
 * ``subhealthy``: the node keeps working; on NPU nodes chip 0 is listed in ``<resource>-Fault``
-  with ``fault_handling: SubHealthFault`` (a −1 in the NPU plugin's score).
-* ``chip``: the given chips (default chip 0) join ``<resource>-Unhealthy``; pods holding one fail.
+  with ``fault_handling: SubHealthFault`` (a −1 in the NPU plugin's score); on other nodes
+  ``NodeHealthyStatus`` is ``SubHealthy``.
+* ``chip`` (NPU nodes only): the given chips (default chip 0) join ``<resource>-Unhealthy``; pods
+  holding one (in their ``<resource>`` annotation) fail.
 
-With a ``duration`` the fault heals afterwards: taints and annotations go back to healthy values.
+With a ``duration`` the fault heals afterwards. A node may have several faults at once
+(``NodeState.faults`` holds the active ones): at every fault and every recovery the node's health
+is written anew from the faults still active — ``NodeHealthyStatus`` (``UnHealthy`` > ``SubHealthy``
+> ``Healthy``), on NPU nodes the ``-Unhealthy`` chip list (the union) and ``-Fault``, and the taint
+while a hard fault lasts — so a recovery heals only what no other fault still breaks.
 """
 
 from __future__ import annotations
@@ -19,16 +25,55 @@ from typing import TYPE_CHECKING, Any
 from .workload import FaultSpec
 
 if TYPE_CHECKING:
+    from .cluster import NodeState
     from .engine import Simulation
 
 UNREACHABLE_TAINT = {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}
+SUB_HEALTH_FAULT_CODE = "80C98000"
 
 
-def _chip_names(sim: Simulation, node: str, chips: list[int]) -> tuple[str, list[str]]:
-    npu = sim.cluster.nodes[node].group.npu
-    if npu is None:
-        return "", []
-    return npu.resource, [f"{npu.chip_prefix}{index}" for index in chips]
+def node_health(state: NodeState) -> tuple[dict[str, str], list[dict[str, str]]]:
+    """The annotations and taints a node has while ``state.faults`` are active."""
+    kinds = {fault.kind for fault in state.faults}
+    npu = state.group.npu
+    status = "Healthy"
+    if "hard" in kinds:
+        status = "UnHealthy"
+    elif "subhealthy" in kinds and npu is None:
+        status = "SubHealthy"
+    annotations = {"NodeHealthyStatus": status}
+    if npu is not None:
+        chips: set[int] = set()
+        for fault in state.faults:
+            if fault.kind == "hard":
+                chips.update(range(npu.chips))
+            elif fault.kind == "chip":
+                chips.update(fault.chips or [0])
+        names = [f"{npu.chip_prefix}{index}" for index in sorted(chips)]
+        annotations[f"{npu.resource}-Unhealthy"] = ",".join(names)
+        detail = ""
+        if "subhealthy" in kinds:
+            detail = json.dumps(
+                [
+                    {
+                        "fault_type": "CardUnhealthy",
+                        "npu_name": f"{npu.chip_prefix}0",
+                        "fault_level": "SubHealthFault",
+                        "fault_handling": "SubHealthFault",
+                        "large_model_fault_level": "SubHealthFault",
+                        "fault_code": SUB_HEALTH_FAULT_CODE,
+                    }
+                ],
+                separators=(",", ":"),
+            )
+        annotations[f"{npu.resource}-Fault"] = detail
+    taints = [UNREACHABLE_TAINT] if "hard" in kinds else []
+    return annotations, taints
+
+
+def _write_health(sim: Simulation, node: str) -> None:
+    annotations, taints = node_health(sim.cluster.nodes[node])
+    sim.cluster.update_node(node, annotations=annotations, taints=taints)
 
 
 def run_fault(sim: Simulation, fault: FaultSpec) -> Generator[Any, Any, None]:
@@ -37,37 +82,20 @@ def run_fault(sim: Simulation, fault: FaultSpec) -> Generator[Any, Any, None]:
     state = sim.cluster.nodes[node]
     npu = state.group.npu
     sim.metrics.log(sim.env.now, f"fault-{fault.kind}", "", node, "")
+    state.faults.append(fault)
+    _write_health(sim, node)
     if fault.kind == "hard":
-        annotations = {"NodeHealthyStatus": "UnHealthy"}
-        if npu is not None:
-            resource, chips = _chip_names(sim, node, list(range(npu.chips)))
-            annotations[f"{resource}-Unhealthy"] = ",".join(chips)
-        sim.cluster.update_node(node, annotations=annotations, taints=[UNREACHABLE_TAINT])
         for pod in sim.cluster.pods_on(node):
             sim.fail_pod(pod.metadata.uid, "node-fault")
-    elif fault.kind == "subhealthy":
-        if npu is not None:
-            resource, chips = _chip_names(sim, node, [0])
-            detail = [{"fault_type": "CardUnhealthy", "npu_name": chips[0], "fault_level": "SubHealthFault",
-                       "fault_handling": "SubHealthFault", "large_model_fault_level": "SubHealthFault",
-                       "fault_code": "80C98000"}]
-            sim.cluster.update_node(node, annotations={f"{resource}-Fault": json.dumps(detail, separators=(",", ":"))})
-        else:
-            sim.cluster.update_node(node, annotations={"NodeHealthyStatus": "SubHealthy"})
-    else:
-        resource, chips = _chip_names(sim, node, fault.chips or [0])
-        if resource:
-            sim.cluster.update_node(node, annotations={f"{resource}-Unhealthy": ",".join(chips)})
-            for pod in sim.cluster.pods_on(node):
-                held = set(filter(None, pod.metadata.annotations.get(resource, "").split(",")))
-                if held & set(chips):
-                    sim.fail_pod(pod.metadata.uid, "chip-fault")
+    elif fault.kind == "chip" and npu is not None:
+        broken = {f"{npu.chip_prefix}{index}" for index in fault.chips or [0]}
+        for pod in sim.cluster.pods_on(node):
+            held = set(filter(None, pod.metadata.annotations.get(npu.resource, "").split(",")))
+            if held & broken:
+                sim.fail_pod(pod.metadata.uid, "chip-fault")
     if fault.duration is None:
         return
     yield sim.env.timeout(fault.duration)
     sim.metrics.log(sim.env.now, f"recovered-{fault.kind}", "", node, "")
-    healthy: dict[str, str] = {"NodeHealthyStatus": "Healthy"}
-    if npu is not None:
-        healthy[f"{npu.resource}-Unhealthy"] = ""
-        healthy[f"{npu.resource}-Fault"] = ""
-    sim.cluster.update_node(node, annotations=healthy, taints=[] if fault.kind == "hard" else None)
+    state.faults.remove(fault)
+    _write_health(sim, node)

@@ -2,8 +2,10 @@
 
 A pod bound to a node first needs its image: zero time when the node's image cache holds it, else
 ``size / bandwidth`` (GB to Gbit: × 8). Pulls on one node run one after another (they share the
-node's link). When the image is there the pod is Running and its owner's controller is told; the
-controller decides when it ends. A pod deleted while pulling never runs.
+node's link). A zero-size image (trace replays use one) is never pulled nor cached: there is
+nothing to fetch. When the image is there the pod is Running and its owner's controller is told;
+the controller decides when it ends. A pod deleted while pulling never runs (the pull completes and
+the image stays cached).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class Kubelet:
         record = sim.cluster.records[uid]
         image = record.image
         size = sim.cluster.images.get(image, 0.0)
-        if image not in state.cache:
+        if size > 0 and image not in state.cache:
             with self.pull_lock.request() as turn:
                 yield turn
                 if not self._alive(key, uid):
@@ -52,7 +54,8 @@ class Kubelet:
                     sim.metrics.log(sim.env.now, "pull-done", key, self.node, image)
         if not self._alive(key, uid):
             return
-        state.cache.acquire(image)
+        if size > 0:
+            state.cache.acquire(image)
         sim.cluster.set_phase(key, "Running", sim.env.now)
         sim.metrics.log(sim.env.now, "running", key, self.node, "recreated" if record.recreated else "first")
         sim.pod_running(record)

@@ -17,10 +17,11 @@ pending_time_s                  creation -> bound, p50/p95/p99 and count
 evictions                       evictions committed by the scheduler
 eviction_events                 scheduling cycles that evicted at least one pod
 gangs_broken                    gangs (jobs) left with fewer running pods than minAvailable by an
-                                eviction event, summed over events
+                                eviction event, summed over events (a one-pod job counts; the gang
+                                plugin never evicts below minAvailable, so with it this stays 0)
 gangs_broken_per_eviction_event gangs_broken / eviction_events
 npu_allocation_ratio_mean       time-weighted mean of allocated NPUs / total NPUs over the horizon
-gpu_allocation_ratio_mean       the same for GPUs
+gpu_allocation_ratio_mean       the same for GPUs (whole GPUs plus openb GPU shares, in milli-GPUs)
 inference_scale_up_latency_s    time from a scale-up to the new replica Running, p50/p95/p99
 training_goodput                useful training seconds x NPUs over NPU-seconds held by training pods
 training_jobs_completed         training jobs that finished their work
@@ -48,7 +49,7 @@ def percentiles(values: list[float]) -> dict[str, Any]:
 
     def rank(q: float) -> float:
         index = max(0, math.ceil(q * len(ordered)) - 1)
-        return round(ordered[index], 6)
+        return round(float(ordered[index]), 6)
 
     return {"p50": rank(0.50), "p95": rank(0.95), "p99": rank(0.99), "count": len(ordered)}
 
@@ -109,6 +110,7 @@ class Metrics:
         self.events.append(Event(time, event, pod, node, detail))
 
     def allocation(self, time: float, npus: int, gpus: int) -> None:
+        """Allocated accelerators now, in the units of the totals (the simulation counts milli-GPUs)."""
         if self.total_npus:
             self.npu_allocation.set(time, npus / self.total_npus)
         if self.total_gpus:
@@ -139,7 +141,10 @@ class Metrics:
             "pods_created": len(records),
             "image_pulls": self.image_pulls,
             "image_pull_gb": round(self.image_pull_bytes / 1e9, 6),
-            "pod_start_latency_s": {"first": percentiles(first_latency), "recreated": percentiles(again_latency)},
+            "pod_start_latency_s": {
+                "first": percentiles(first_latency),
+                "recreated": percentiles(again_latency),
+            },
             "pending_time_s": percentiles(pending),
             "evictions": self.evictions,
             "eviction_events": self.eviction_events,

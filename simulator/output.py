@@ -66,9 +66,12 @@ def write_plots(sim: Simulation, out: Path) -> None:
     figure, axis = plt.subplots(figsize=(8, 3.5))
     records = list(sim.cluster.records.values())
     for label, recreated in (("first start", False), ("re-created", True)):
-        values = sorted(r.running - r.created for r in records if r.running is not None and r.recreated == recreated)
+        values = sorted(
+            r.running - r.created for r in records if r.running is not None and r.recreated == recreated
+        )
         if values:
-            axis.plot(values, [(i + 1) / len(values) for i in range(len(values))], label=f"{label} ({len(values)})")
+            fractions = [(i + 1) / len(values) for i in range(len(values))]
+            axis.plot(values, fractions, label=f"{label} ({len(values)})")
     axis.set_xlabel("pod start latency (s)")
     axis.set_ylabel("fraction of pods")
     axis.set_title("Pod start latency (creation to running)")
@@ -81,7 +84,9 @@ def write_plots(sim: Simulation, out: Path) -> None:
     figure, axis = plt.subplots(figsize=(8, 3.5))
     points = sim.metrics.pulled_gb.points
     if points:
-        axis.step([0.0] + [t / 3600 for t, _ in points] + [horizon / 3600], [0.0] + [v for _, v in points] + [points[-1][1]], where="post")
+        times = [0.0] + [t / 3600 for t, _ in points] + [horizon / 3600]
+        values = [0.0] + [v for _, v in points] + [points[-1][1]]
+        axis.step(times, values, where="post")
     axis.set_xlabel("simulated hours")
     axis.set_ylabel("GB pulled")
     axis.set_title("Container image GB pulled over time")
@@ -123,7 +128,9 @@ def _pair(latency: dict[str, Any], key: str) -> str:
     return f"{_num(latency['first'][key])} / {_num(latency['recreated'][key])}"
 
 
-def summary_table(titles: Sequence[str], summaries: Sequence[dict[str, Any]], walls: Sequence[float]) -> Table:
+def summary_table(
+    titles: Sequence[str], summaries: Sequence[dict[str, Any]], walls: Sequence[float]
+) -> Table:
     table = Table(title="fumarole simulate", title_justify="left")
     table.add_column("metric")
     for title in titles:
@@ -134,5 +141,10 @@ def summary_table(titles: Sequence[str], summaries: Sequence[dict[str, Any]], wa
     return table
 
 
-def print_summary(titles: Sequence[str], summaries: Sequence[dict[str, Any]], walls: Sequence[float], console: Console | None = None) -> None:
+def print_summary(
+    titles: Sequence[str],
+    summaries: Sequence[dict[str, Any]],
+    walls: Sequence[float],
+    console: Console | None = None,
+) -> None:
     (console or Console()).print(summary_table(titles, summaries, walls))

@@ -22,7 +22,7 @@ bandwidths in Gbit/s. Unknown keys are errors, reported with the file and the ke
       priority_classes: [{name: inference-high, value: 1000}]
     images: [{name: train:v1, size_gb: 30}, {name: infer:v1, size_gb: 20}]
     jobs:                          # training gangs (Volcano Job style)
-    - {name: llm, arrival: 0, duration: 72000, replicas: 16, npus_per_pod: 8, image: train:v1, queue: training}
+    - {name: llm, duration: 72000, replicas: 16, npus_per_pod: 8, image: train:v1, queue: training}
     inference:                     # Deployments whose replicas follow traffic
     - name: chat
       image: infer:v1
@@ -36,13 +36,21 @@ bandwidths in Gbit/s. Unknown keys are errors, reported with the file and the ke
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
-
 from fumarole.framework.conf import format_validation_error
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 
 class WorkloadError(ValueError):
@@ -122,8 +130,9 @@ class ClusterSpec(_Model):
     @model_validator(mode="after")
     def _unique(self) -> ClusterSpec:
         names = [name for group in self.node_groups for name in group.node_names()]
-        if len(names) != len(set(names)):
-            raise ValueError("node group names produce duplicate node names")
+        twice = sorted(name for name, count in Counter(names).items() if count > 1)
+        if twice:
+            raise ValueError(f"node group names produce duplicate node names: {', '.join(twice)}")
         queues = [queue.name for queue in self.queues]
         if len(queues) != len(set(queues)):
             raise ValueError("duplicate queue names")
@@ -191,9 +200,9 @@ class TrafficSpec(_Model):
             raise ValueError("give either points or min_replicas/max_replicas")
         if wave and (self.min_replicas is None or self.max_replicas is None):
             raise ValueError("a wave needs both min_replicas and max_replicas")
-        if wave and self.max_replicas is not None and self.min_replicas is not None:
-            if self.max_replicas < self.min_replicas:
-                raise ValueError("max_replicas is below min_replicas")
+        low, high = self.min_replicas, self.max_replicas
+        if wave and low is not None and high is not None and high < low:
+            raise ValueError("max_replicas is below min_replicas")
         if self.points is not None:
             times = [t for t, _ in self.points]
             if times != sorted(times) or not times:
@@ -241,6 +250,12 @@ class Workload(_Model):
     inference: list[InferenceServiceSpec] = Field(default_factory=list)
     batch: list[BatchPodSpec] = Field(default_factory=list)
     faults: list[FaultSpec] = Field(default_factory=list)
+    _source: str = PrivateAttr("<workload>")
+
+    @property
+    def source(self) -> str:
+        """The file the workload was read from (for error messages)."""
+        return self._source
 
     @field_validator("images")
     @classmethod
@@ -268,10 +283,22 @@ class Workload(_Model):
                 if item.queue not in queues:
                     raise ValueError(f"{where}: queue {item.queue!r} is not in cluster.queues")
                 if item.priority_class and item.priority_class not in classes:
-                    raise ValueError(f"{where}: priority_class {item.priority_class!r} is not in cluster.priority_classes")
+                    raise ValueError(
+                        f"{where}: priority_class {item.priority_class!r} is not in cluster.priority_classes"
+                    )
+        groups = {name: group for group in self.cluster.node_groups for name in group.node_names()}
         for index, fault in enumerate(self.faults):
             if fault.node not in nodes:
                 raise ValueError(f"faults[{index}]: node {fault.node!r} is not a node of the cluster")
+            npu = groups[fault.node].npu
+            if fault.kind == "chip" and npu is None:
+                raise ValueError(f"faults[{index}]: a chip fault needs an NPU node; {fault.node} has no npu")
+            if fault.kind == "chip" and npu is not None:
+                outside = [chip for chip in fault.chips if not 0 <= chip < npu.chips]
+                if outside:
+                    raise ValueError(
+                        f"faults[{index}]: chips {outside} are not chips of {fault.node} (0..{npu.chips - 1})"
+                    )
         return self
 
 
@@ -289,7 +316,10 @@ def load_workload(path: str | Path) -> Workload:
     try:
         workload = Workload.model_validate(document)
     except ValidationError as exc:
-        raise WorkloadError(format_validation_error(str(path), exc)) from None
+        # Cross-reference checks name their own key path (``jobs[0] (llm): ...``): no ``<root>`` for them.
+        message = format_validation_error(str(path), exc).replace(f"{path}: <root>: ", f"{path}: ")
+        raise WorkloadError(message) from None
     if isinstance(workload.conf, str) and not Path(workload.conf).is_absolute():
         workload = workload.model_copy(update={"conf": str((path.parent / workload.conf).resolve())})
+    workload._source = str(path)
     return workload

@@ -1,12 +1,14 @@
 """An inference service, as a Deployment: replicas follow the traffic curve.
 
-Replica ``r`` is a pod ``<service>-<r>-<n>`` (a fresh suffix for every pod, as a ReplicaSet names
-its pods) with annotation ``hccl/rankIndex: r`` and, as Volcano's
-PodGroup controller does for plain pods, its own one-pod PodGroup ``podgroup-<pod uid>`` owned by the
-service's ReplicaSet (one owner UID for every replica, for ever). When the target grows, the missing
-ranks are created (the scale-up latency runs from that moment to the replica Running); when it
-shrinks, the highest ranks are deleted (with the grace period). A replica that is evicted or fails
-while still wanted is re-created at once with a new UID.
+Replica ``r`` is a pod ``<service>-<r>-<n>`` (a fresh suffix ``n`` for every pod, as a ReplicaSet
+names its pods) with annotation ``hccl/rankIndex: r`` and, as Volcano's PodGroup controller does for
+plain pods, its own one-pod PodGroup ``podgroup-rs-<n>`` owned by the service's ReplicaSet (one
+owner UID for every replica, for ever). When the target grows, the missing ranks are created (the
+scale-up latency runs from that moment to the replica Running); when it shrinks, the highest ranks
+are deleted (with the grace period). A pod being deleted no longer counts as a replica (as a
+ReplicaSet ignores terminating pods): a scale-up during its grace period creates a new pod for the
+rank at once. A replica that is evicted or fails while still wanted is re-created at once with a
+new UID.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class InferenceService:
         self.owner_uid = owner_uid
         self.target = 0
         self.pods: dict[int, str] = {}
+        """The wanted replicas: rank -> pod UID."""
+        self.leaving: set[str] = set()
+        """UIDs of pods deleted by a scale-down, still in their grace period."""
         self.requested_at: dict[int, float] = {}
 
     def start(self, sim: Simulation) -> None:
@@ -63,7 +68,8 @@ class InferenceService:
                 yield sim.env.timeout(at - sim.env.now)
             target = replicas_at(self.spec.traffic, sim.env.now)
             if target != self.target:
-                sim.metrics.log(sim.env.now, "scale", f"{NAMESPACE}/{self.name}", "", f"{self.target} -> {target}")
+                change = f"{self.target} -> {target}"
+                sim.metrics.log(sim.env.now, "scale", f"{NAMESPACE}/{self.name}", "", change)
                 self.target = target
                 self.reconcile(sim)
 
@@ -75,7 +81,9 @@ class InferenceService:
         for rank in sorted(self.pods, reverse=True):
             if rank >= self.target:
                 self.requested_at.pop(rank, None)
-                sim.delete_pod(self.pods[rank], "scale-down", grace=True)
+                uid = self.pods.pop(rank)
+                self.leaving.add(uid)
+                sim.delete_pod(uid, "scale-down", grace=True)
 
     def _create(self, sim: Simulation, rank: int) -> None:
         suffix = sim.cluster.next_uid("rs")
@@ -100,11 +108,19 @@ class InferenceService:
             sim.metrics.scale_up_latencies.append(sim.env.now - requested)
 
     def pod_gone(self, sim: Simulation, record: PodRecord, reason: str) -> None:
+        if record.uid in self.leaving:
+            self.leaving.discard(record.uid)
+            self._delete_pod_group(sim, record)
+            return
         if self.pods.get(record.rank) != record.uid:
             return
         del self.pods[record.rank]
+        self._delete_pod_group(sim, record)
+        if record.rank < self.target and reason != "succeeded":
+            self._create(sim, record.rank)
+
+    @staticmethod
+    def _delete_pod_group(sim: Simulation, record: PodRecord) -> None:
         pod_group = sim.pod_group_of(record)
         if pod_group:
             sim.cluster.delete_pod_group(pod_group)
-        if record.rank < self.target and reason != "succeeded":
-            self._create(sim, record.rank)

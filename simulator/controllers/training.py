@@ -62,12 +62,18 @@ class TrainingJob:
         self.running = set()
         for rank in range(spec.replicas):
             record = sim.cluster.create_pod(
-                NAMESPACE, f"{spec.name}-worker-{rank}", shape=spec, group=spec.name, owner_uid=self.owner_uid,
-                owner_kind="Job", rank=rank, now=sim.env.now,
+                NAMESPACE,
+                f"{spec.name}-worker-{rank}",
+                shape=spec,
+                group=spec.name,
+                owner_uid=self.owner_uid,
+                owner_kind="Job",
+                rank=rank,
+                now=sim.env.now,
             )
             self.pods[rank] = record.uid
         self.state = "waiting"
-        sim.metrics.log(sim.env.now, "job-created", f"{NAMESPACE}/{spec.name}", "", f"generation {self.generation}")
+        self._log(sim, "job-created", f"generation {self.generation}")
 
     def pod_running(self, sim: Simulation, record: PodRecord) -> None:
         if self.pods.get(record.rank) != record.uid or self.state != "waiting":
@@ -86,10 +92,13 @@ class TrainingJob:
         self.running_since = None
         self.state = "done"
         sim.metrics.training_jobs_completed += 1
-        sim.metrics.log(sim.env.now, "job-completed", f"{NAMESPACE}/{self.spec.name}", "", f"restarts {self.restarts}")
+        self._log(sim, "job-completed", f"restarts {self.restarts}")
         for uid in list(self.pods.values()):
             sim.finish_pod(uid, "succeeded")
         sim.cluster.delete_pod_group(f"{NAMESPACE}/{self.spec.name}")
+
+    def _log(self, sim: Simulation, event: str, detail: str) -> None:
+        sim.metrics.log(sim.env.now, event, f"{NAMESPACE}/{self.spec.name}", "", detail)
 
     def useful_progress(self, now: float) -> float:
         if self.running_since is not None:
@@ -112,18 +121,21 @@ class TrainingJob:
             self.progress = math.floor(self.progress / interval) * interval if interval > 0 else 0.0
         self.state = "restarting"
         self.restarts += 1
-        sim.metrics.log(sim.env.now, "gang-restart", f"{NAMESPACE}/{self.spec.name}", "", f"{record.key} {reason}")
-        for uid in list(self.pods.values()):
-            sim.delete_pod(uid, "gang-restart", grace=True)
+        self._log(sim, "gang-restart", f"{record.key} {reason}")
         if not self.pods:
             sim.env.process(self._recreate(sim))
+            return
+        # A pod deleted at once (unbound, or no grace period) comes back through ``pod_gone`` in the
+        # "restarting" state, and the last one to go schedules the re-creation: once, from there.
+        for uid in list(self.pods.values()):
+            sim.delete_pod(uid, "gang-restart", grace=True)
 
     def _recreate(self, sim: Simulation) -> Generator[Any, Any, None]:
         sim.cluster.delete_pod_group(f"{NAMESPACE}/{self.spec.name}")
         yield sim.env.timeout(sim.workload.restart_delay)
         if self.restarts > self.spec.max_restarts:
             self.state = "failed"
-            sim.metrics.log(sim.env.now, "job-failed", f"{NAMESPACE}/{self.spec.name}", "", "too many restarts")
+            self._log(sim, "job-failed", "too many restarts")
             return
         self.generation += 1
         self._create(sim)

@@ -1,0 +1,320 @@
+"""``fumarole simulate`` end to end, in a subprocess: --schema, --out files, --compare, --trace, errors.
+
+The working directory is ``tmp_path`` and files are named relative to it, so messages name them as
+given on the command line. The small workload ``preempt.yaml``: one 8-cpu node; training job t (2 x
+4 cpu, minAvailable 1, low priority) runs from 5; batch pod h (4 cpu, high priority) arrives at 50.
+Under ``conf-a.yaml`` (with preempt) one t pod is evicted at 50; under ``conf-b.yaml`` (enqueue,
+allocate, backfill) nothing is, and h never runs.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fumarole.framework.registry import Registry
+from fumarole.simulator.engine import Simulation
+from fumarole.simulator.output import print_summary
+from rich.console import Console
+from sim_helpers import (
+    CONF_YAML,
+    PRIORITY_CLASSES,
+    SUMMARY_KEYS,
+    TIER_1,
+    TIER_2,
+    run_cli,
+    simulate,
+    standard_conf,
+    workload,
+)
+
+PNG = b"\x89PNG\r\n\x1a\n"
+OUT_FILES = ["allocation.png", "events.csv", "image_pulls.png", "latency.png", "summary.json", "timing.json"]
+
+PREEMPT_WORKLOAD: dict[str, Any] = {
+    "seed": 3,
+    "horizon": 300,
+    "schedule_period": 5,
+    "cluster": {
+        "node_groups": [
+            {"name": "n", "count": 1, "resources": {"cpu": "8", "memory": "64Gi", "pods": "110"}}
+        ],
+        "priority_classes": PRIORITY_CLASSES,
+    },
+    "images": [{"name": "img", "size_gb": 0}],
+    "jobs": [
+        {
+            "name": "t",
+            "image": "img",
+            "cpu": "4",
+            "replicas": 2,
+            "min_available": 1,
+            "duration": 1000,
+            "priority_class": "low",
+        }
+    ],
+    "batch": [
+        {"name": "h", "image": "img", "cpu": "4", "duration": 100, "arrival": 50, "priority_class": "high"}
+    ],
+}
+
+
+def conf(actions: str) -> dict[str, Any]:
+    return {
+        "actions": actions,
+        "tiers": [
+            {"plugins": [{"name": name} for name in TIER_1]},
+            {"plugins": [{"name": name} for name in TIER_2]},
+        ],
+    }
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    (tmp_path / "preempt.yaml").write_text(
+        yaml.safe_dump({**PREEMPT_WORKLOAD, "conf": CONF_YAML}), encoding="utf-8"
+    )
+    (tmp_path / "conf-a.yaml").write_text(
+        yaml.safe_dump(conf("enqueue, allocate, preempt, backfill")), encoding="utf-8"
+    )
+    (tmp_path / "conf-b.yaml").write_text(
+        yaml.safe_dump(conf("enqueue, allocate, backfill")), encoding="utf-8"
+    )
+    return tmp_path
+
+
+def table_rows(stdout: str) -> dict[str, list[str]]:
+    """The summary table's rows: metric -> the cells after it."""
+    rows: dict[str, list[str]] = {}
+    for line in stdout.splitlines():
+        cells = [cell.strip() for cell in re.split(r"[│┃|]", line)[1:-1]]
+        if len(cells) >= 2:
+            rows[cells[0]] = cells[1:]
+    return rows
+
+
+def test_schema(tmp_path: Path) -> None:
+    result = run_cli(tmp_path, "--schema")
+    assert (result.returncode, result.stderr) == (0, "")
+    schema = json.loads(result.stdout)
+    assert schema["title"] == "Workload"
+    assert list(schema["properties"]) == [
+        "seed",
+        "horizon",
+        "schedule_period",
+        "skip_idle_cycles",
+        "eviction_grace_period",
+        "restart_delay",
+        "conf",
+        "cluster",
+        "images",
+        "jobs",
+        "inference",
+        "batch",
+        "faults",
+    ]
+    assert schema["required"] == ["cluster"]
+    assert schema["additionalProperties"] is False
+    assert {
+        "ClusterSpec",
+        "NodeGroup",
+        "NpuSpec",
+        "TrainingJobSpec",
+        "InferenceServiceSpec",
+        "TrafficSpec",
+        "BatchPodSpec",
+        "FaultSpec",
+        "ImageSpec",
+        "QueueSpec",
+    } <= set(schema["$defs"])
+    assert schema["$defs"]["FaultSpec"]["properties"]["kind"]["enum"] == ["hard", "subhealthy", "chip"]
+
+
+def test_out_writes_every_file(workdir: Path) -> None:
+    result = run_cli(workdir, "preempt.yaml", "--out", "out")
+    assert (result.returncode, result.stderr) == (0, "")
+    out = workdir / "out"
+    assert sorted(path.name for path in out.iterdir()) == OUT_FILES
+    for name in ("allocation.png", "latency.png", "image_pulls.png"):
+        assert (out / name).read_bytes()[:8] == PNG
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert list(summary) == SUMMARY_KEYS
+    # one t pod evicted at 50 (see the module docstring); wall-clock time is not in the summary.
+    assert (summary["evictions"], summary["sim_seconds"], summary["wall_seconds"]) == (1, 300.0, None)
+    timing = json.loads((out / "timing.json").read_text(encoding="utf-8"))
+    assert list(timing) == ["wall_seconds", "scheduling_cycle_seconds", "scheduling_cycles"]
+    assert timing["scheduling_cycles"] == summary["scheduling_cycles"]
+    assert timing["scheduling_cycle_seconds"]["count"] == summary["scheduling_cycles"]
+    with (out / "events.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == ["time", "event", "pod", "node", "detail"]
+    assert rows[1] == ["0.000", "job-created", "training/t", "", "generation 0"]
+    evicted = [row for row in rows if row[1] == "evict"]
+    assert [(row[0], row[3], row[4]) for row in evicted] == [
+        ("50.000", "n-00", "preempt: preempted by batch/h (job batch/h-g-000004)")
+    ]
+    # the summary table goes to stdout, with the workload's conf as the column.
+    rows = table_rows(result.stdout)
+    assert (rows["metric"], rows["evictions"]) == (["workload conf"], ["1"])
+
+
+def test_wall_clock_goes_into_the_summary_when_asked(workdir: Path) -> None:
+    result = run_cli(workdir, "preempt.yaml", "--out", "out", "--wall-clock")
+    assert result.returncode == 0
+    summary = json.loads((workdir / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert isinstance(summary["wall_seconds"], float)
+
+
+def test_overrides(workdir: Path) -> None:
+    result = run_cli(
+        workdir, "preempt.yaml", "--out", "out", "--horizon", "40", "--period", "10", "--seed", "9"
+    )
+    assert result.returncode == 0
+    summary = json.loads((workdir / "out" / "summary.json").read_text(encoding="utf-8"))
+    # over 40 s h has not arrived yet: no eviction; cycles at 0, 10 (pods bound), 20 (after a busy one).
+    assert (summary["sim_seconds"], summary["evictions"], summary["scheduling_cycles"]) == (40.0, 0, 3)
+
+
+def test_compare_runs_both_confs_side_by_side(workdir: Path) -> None:
+    result = run_cli(workdir, "preempt.yaml", "--compare", "conf-a.yaml", "conf-b.yaml", "--out", "out")
+    assert (result.returncode, result.stderr) == (0, "")
+    rows = table_rows(result.stdout)
+    assert rows["metric"] == ["conf-a", "conf-b"]
+    # conf-a preempts one t pod for h; conf-b cannot.
+    assert rows["evictions"] == ["1", "0"]
+    assert rows["gangs broken"] == ["0", "0"]
+    assert rows["re-created pods (bound)"] == ["2", "0"]
+    assert rows["training jobs completed"] == ["0", "0"]
+    assert len(rows["wall-clock seconds"]) == 2
+    for title in ("conf-a", "conf-b"):
+        assert sorted(path.name for path in (workdir / "out" / title).iterdir()) == OUT_FILES
+    a = json.loads((workdir / "out" / "conf-a" / "summary.json").read_text(encoding="utf-8"))
+    b = json.loads((workdir / "out" / "conf-b" / "summary.json").read_text(encoding="utf-8"))
+    assert (a["evictions"], b["evictions"], a["pods_created"], b["pods_created"]) == (1, 0, 5, 3)
+
+
+def test_compare_same_conf_twice_gets_two_columns(workdir: Path) -> None:
+    result = run_cli(workdir, "preempt.yaml", "--compare", "conf-a.yaml", "conf-a.yaml", "--out", "out")
+    assert result.returncode == 0
+    assert table_rows(result.stdout)["metric"] == ["conf-a", "conf-a-2"]
+    assert (workdir / "out" / "conf-a" / "summary.json").read_bytes() == (
+        workdir / "out" / "conf-a-2" / "summary.json"
+    ).read_bytes()
+
+
+def test_trace(tmp_path: Path) -> None:
+    (tmp_path / "nodes.csv").write_text(
+        "sn,cpu_milli,memory_mib,gpu,model\nnode-a,8000,16384,2,T4\n", encoding="utf-8"
+    )
+    (tmp_path / "pods.csv").write_text(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,"
+        "scheduled_time\np0,1000,1024,1,1000,,LS,Running,0,100,0\n",
+        encoding="utf-8",
+    )
+    result = run_cli(
+        tmp_path, "--trace", "pods.csv", "--nodes", "nodes.csv", "--period", "10", "--out", "out"
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    # horizon 100 + 10; p0 holds 1 of 2 GPUs from 10 (first cycle after its arrival) to 110: 100 / 110 / 2.
+    assert (summary["sim_seconds"], summary["pods_created"], summary["gpu_allocation_ratio_mean"]) == (
+        110.0,
+        1,
+        0.454545,
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "args", "message"),
+    [
+        pytest.param(
+            {"bad.yaml": {**PREEMPT_WORKLOAD, "batch": [{"name": "h", "image": "nope", "duration": 1}]}},
+            ["bad.yaml"],
+            "bad.yaml: batch[0] (h): image 'nope' is not in images",
+            id="bad-workload",
+        ),
+        pytest.param(
+            {"bad.yaml": {**PREEMPT_WORKLOAD, "horizon": "soon"}},
+            ["bad.yaml"],
+            "bad.yaml: horizon: Input should be a valid number, "
+            "unable to parse string as a number (got 'soon')",
+            id="bad-value",
+        ),
+        pytest.param(
+            {}, ["none.yaml"], "none.yaml: cannot read: No such file or directory", id="missing-workload"
+        ),
+        pytest.param(
+            {"w.yaml": PREEMPT_WORKLOAD},
+            ["w.yaml", "--conf", "none.yaml"],
+            "none.yaml: cannot read the conf: No such file or directory",
+            id="missing-conf",
+        ),
+        pytest.param(
+            {"w.yaml": PREEMPT_WORKLOAD},
+            ["w.yaml", "--conf", "a.yaml", "--compare", "a.yaml", "b.yaml"],
+            "give either --conf or --compare, not both",
+            id="conf-and-compare",
+        ),
+        pytest.param(
+            {}, ["--trace", "pods.csv"], "--trace needs --nodes NODES.csv", id="trace-without-nodes"
+        ),
+        pytest.param(
+            {"w.yaml": PREEMPT_WORKLOAD},
+            ["w.yaml", "--trace", "pods.csv", "--nodes", "n.csv"],
+            "give either a workload file or --trace, not both",
+            id="workload-and-trace",
+        ),
+        pytest.param({}, [], "give a workload file or --trace PODS.csv --nodes NODES.csv", id="nothing"),
+    ],
+)
+def test_bad_input_exits_2_with_one_message(
+    tmp_path: Path, files: dict[str, Any], args: list[str], message: str
+) -> None:
+    for name, document in files.items():
+        (tmp_path / name).write_text(yaml.safe_dump(document), encoding="utf-8")
+    result = run_cli(tmp_path, *args)
+    assert (result.returncode, result.stdout, result.stderr) == (2, "", f"fumarole: {message}\n")
+
+
+def test_progress_reports_simulated_time() -> None:
+    # the progress callback gets (now, horizon) every max(horizon / 200, period) simulated seconds:
+    # max(1000 / 200, 5) = 5 s, so at 0, 5, ..., 995: 200 calls.
+    calls: list[tuple[float, float]] = []
+    sim = Simulation(
+        workload(),
+        standard_conf(),
+        registry=Registry(),
+        progress=lambda now, horizon: calls.append((now, horizon)),
+    )
+    sim.run()
+    assert calls == [(5.0 * step, 1000.0) for step in range(200)]
+
+
+def test_summary_table_renders_each_row() -> None:
+    _, first = simulate(workload())
+    second = {
+        **first,
+        "return_to_origin_hit_rate": 0.5,
+        "image_pull_gb": 12.345,
+        "pod_start_latency_s": {
+            "first": {"p50": 1.0, "p95": 2.0, "p99": 3.0, "count": 3},
+            "recreated": {"p50": 4.0, "p95": 5.0, "p99": 6.25, "count": 3},
+        },
+        "gpu_allocation_ratio_mean": 0.123456,
+    }
+    console = Console(record=True, width=120, color_system=None)
+    print_summary(["empty", "filled"], [first, second], [0.04, 1.26], console=console)
+    rows = table_rows(console.export_text())
+    assert rows["metric"] == ["empty", "filled"]
+    assert rows["return-to-origin hit rate"] == ["-", "50.0 %"]
+    assert rows["image GB pulled"] == ["0.0", "12.3"]
+    assert rows["start latency p50 first / re-created"] == ["- / -", "1.0 / 4.0"]
+    assert rows["start latency p99 first / re-created"] == ["- / -", "3.0 / 6.2"]
+    assert rows["GPU allocation (mean)"] == ["-", "12.3 %"]
+    assert rows["scheduling cycles"] == ["1", "1"]
+    assert rows["wall-clock seconds"] == ["0.0", "1.3"]

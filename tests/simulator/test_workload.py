@@ -1,0 +1,265 @@
+"""The workload file: YAML validated by pydantic models; every error names the file and the key path."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from fumarole.framework.conf import ConfError
+from fumarole.framework.registry import Registry
+from fumarole.simulator.engine import load_scheduler_conf
+from fumarole.simulator.workload import WorkloadError, load_workload
+from sim_helpers import CONF_YAML
+
+BASE: dict[str, Any] = {
+    "cluster": {"node_groups": [{"name": "n", "count": 2, "resources": {"cpu": "8"}}]},
+    "images": [{"name": "img", "size_gb": 1}],
+}
+JOB = {"name": "t", "image": "img", "duration": 1, "replicas": 1}
+
+
+def write(tmp_path: Path, document: Any, name: str = "w.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(document) if not isinstance(document, str) else document, encoding="utf-8")
+    return path
+
+
+def node_groups(*groups: dict[str, Any]) -> dict[str, Any]:
+    return {"cluster": {"node_groups": list(groups)}}
+
+
+@pytest.mark.parametrize(
+    ("patch", "message"),
+    [
+        pytest.param({"colour": 1}, "colour: unknown key", id="unknown-top-key"),
+        pytest.param({"cluster": {}}, "cluster.node_groups: required key is missing", id="missing-key"),
+        pytest.param(
+            node_groups({"name": "n", "count": 0, "resources": {}}),
+            "cluster.node_groups[0].count: Input should be greater than or equal to 1 (got 0)",
+            id="count-below-1",
+        ),
+        pytest.param(
+            node_groups({"name": "n", "count": 2, "names": ["x"], "resources": {}}),
+            "cluster.node_groups[0]: names lists 1 nodes but count is 2",
+            id="names-do-not-match-count",
+        ),
+        pytest.param(
+            node_groups(
+                {"name": "n", "count": 2, "resources": {}}, {"name": "n", "count": 1, "resources": {}}
+            ),
+            "cluster: node group names produce duplicate node names: n-00",
+            id="duplicate-node-names",
+        ),
+        pytest.param(
+            {"cluster": {**BASE["cluster"], "queues": [{"name": "q"}, {"name": "q"}]}},
+            "cluster: duplicate queue names",
+            id="duplicate-queues",
+        ),
+        pytest.param(
+            {"images": [{"name": "img", "size_gb": 1}, {"name": "img", "size_gb": 2}]},
+            "images: duplicate image names",
+            id="duplicate-images",
+        ),
+        pytest.param(
+            {"horizon": -1}, "horizon: Input should be greater than 0 (got -1)", id="negative-horizon"
+        ),
+        pytest.param(
+            {"horizon": "long"},
+            "horizon: Input should be a valid number, unable to parse string as a number (got 'long')",
+            id="horizon-not-a-number",
+        ),
+        pytest.param(
+            {"faults": [{"node": "n-00", "at": 1, "kind": "soft"}]},
+            "faults[0].kind: Input should be 'hard', 'subhealthy' or 'chip' (got 'soft')",
+            id="fault-kind",
+        ),
+        pytest.param(
+            {"faults": [{"node": "x", "at": 1, "kind": "hard"}]},
+            "faults[0]: node 'x' is not a node of the cluster",
+            id="fault-node-unknown",
+        ),
+        pytest.param(
+            {"jobs": [{**JOB, "image": "nope"}]},
+            "jobs[0] (t): image 'nope' is not in images",
+            id="job-image-unknown",
+        ),
+        pytest.param(
+            {"jobs": [{**JOB, "queue": "q"}]},
+            "jobs[0] (t): queue 'q' is not in cluster.queues",
+            id="job-queue-unknown",
+        ),
+        pytest.param(
+            {"jobs": [{**JOB, "priority_class": "hi"}]},
+            "jobs[0] (t): priority_class 'hi' is not in cluster.priority_classes",
+            id="job-priority-class-unknown",
+        ),
+        pytest.param(
+            {"jobs": [JOB], "batch": [{"name": "t", "image": "img", "duration": 1}]},
+            "batch[0] (t): the name is used twice",
+            id="name-used-twice",
+        ),
+        pytest.param(
+            {"jobs": [{**JOB, "replicas": 2, "min_available": 3}]},
+            "jobs[0]: min_available 3 exceeds replicas 2",
+            id="min-available-above-replicas",
+        ),
+        pytest.param(
+            {"jobs": [{"name": "t", "image": "img", "replicas": 2}]},
+            "jobs[0].duration: required key is missing",
+            id="job-duration-missing",
+        ),
+        pytest.param({"jobs": [{**JOB, "gpu": 1}]}, "jobs[0].gpu: unknown key", id="job-unknown-key"),
+        pytest.param(
+            {
+                "inference": [
+                    {"name": "s", "image": "img", "traffic": {"points": [[0, 1]], "min_replicas": 1}}
+                ]
+            },
+            "inference[0].traffic: give either points or min_replicas/max_replicas",
+            id="traffic-two-forms",
+        ),
+        pytest.param(
+            {"inference": [{"name": "s", "image": "img", "traffic": {}}]},
+            "inference[0].traffic: give either points or min_replicas/max_replicas",
+            id="traffic-no-form",
+        ),
+        pytest.param(
+            {"inference": [{"name": "s", "image": "img", "traffic": {"points": [[10, 1], [0, 2]]}}]},
+            "inference[0].traffic: points must be non-empty and sorted by time",
+            id="traffic-unsorted",
+        ),
+        pytest.param(
+            {"inference": [{"name": "s", "image": "img", "traffic": {"min_replicas": 1}}]},
+            "inference[0].traffic: a wave needs both min_replicas and max_replicas",
+            id="traffic-half-wave",
+        ),
+        pytest.param(
+            {"inference": [{"name": "s", "image": "img", "traffic": {"min_replicas": 3, "max_replicas": 1}}]},
+            "inference[0].traffic: max_replicas is below min_replicas",
+            id="traffic-inverted-wave",
+        ),
+        pytest.param(
+            {"inference": [{"name": "s", "image": "img", "traffic": {"points": [[0, -1]]}}]},
+            "inference[0].traffic: replicas must not be negative",
+            id="traffic-negative",
+        ),
+        pytest.param(
+            {"batch": [{"name": "b", "image": "img", "duration": 0}]},
+            "batch[0].duration: Input should be greater than 0 (got 0)",
+            id="batch-zero-duration",
+        ),
+    ],
+)
+def test_validation_error_names_file_and_key(tmp_path: Path, patch: dict[str, Any], message: str) -> None:
+    document = copy.deepcopy(BASE)
+    document.update(patch)
+    path = write(tmp_path, document)
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_every_error_is_listed(tmp_path: Path) -> None:
+    path = write(tmp_path, {**BASE, "horizon": 0, "seed": "x"})
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(path)
+    assert str(caught.value).splitlines() == [
+        f"{path}: seed: Input should be a valid integer, unable to parse string as an integer (got 'x')",
+        f"{path}: horizon: Input should be greater than 0 (got 0)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param("- 1\n", "a workload must be a mapping", id="list"),
+        pytest.param("", "a workload must be a mapping", id="empty"),
+    ],
+)
+def test_not_a_mapping(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_not_yaml(tmp_path: Path) -> None:
+    path = write(tmp_path, "a: [1,")
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(path)
+    assert str(caught.value).startswith(f"{path}: not valid YAML: while parsing a flow node")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(tmp_path / "nope.yaml")
+    assert str(caught.value) == f"{tmp_path / 'nope.yaml'}: cannot read: No such file or directory"
+
+
+def test_defaults(tmp_path: Path) -> None:
+    workload = load_workload(write(tmp_path, BASE))
+    group = workload.cluster.node_groups[0]
+    assert (workload.seed, workload.horizon, workload.schedule_period) == (0, 86400.0, 1.0)
+    assert (workload.eviction_grace_period, workload.restart_delay, workload.skip_idle_cycles) == (
+        30.0,
+        0.0,
+        True,
+    )
+    assert [queue.name for queue in workload.cluster.queues] == ["default"]
+    assert group.node_names() == ["n-00", "n-01"]
+    assert (group.image_cache_gb, group.pull_bandwidth_gbps, group.gpus, group.npu) == (200.0, 1.0, 0, None)
+    assert workload.source == str(tmp_path / "w.yaml")
+
+
+@pytest.mark.parametrize(
+    ("count", "names"),
+    [
+        pytest.param(3, ["g-00", "g-01", "g-02"], id="two-digits-minimum"),
+        pytest.param(101, ["g-000", "g-001"], id="three-digits-past-100"),
+    ],
+)
+def test_node_names(tmp_path: Path, count: int, names: list[str]) -> None:
+    workload = load_workload(write(tmp_path, node_groups({"name": "g", "count": count, "resources": {}})))
+    assert workload.cluster.node_names()[:2] == names[:2]
+    assert len(workload.cluster.node_names()) == count
+
+
+def test_relative_conf_path_is_relative_to_the_workload(tmp_path: Path) -> None:
+    (tmp_path / "confs").mkdir()
+    (tmp_path / "confs" / "c.yaml").write_text(yaml.safe_dump(CONF_YAML), encoding="utf-8")
+    (tmp_path / "work").mkdir()
+    path = write(tmp_path / "work", {**BASE, "conf": "../confs/c.yaml"})
+    workload = load_workload(path)
+    assert workload.conf == str(tmp_path / "confs" / "c.yaml")
+    conf = load_scheduler_conf(workload, Registry())
+    assert conf.action_names == ["enqueue", "allocate", "preempt", "reclaim", "backfill"]
+
+
+def test_inline_conf_error_names_the_workload_file(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, {**BASE, "conf": {"actions": "allocate", "tiers": [{"plugins": [{"name": "nope"}]}]}}
+    )
+    workload = load_workload(path)
+    with pytest.raises(ConfError) as caught:
+        load_scheduler_conf(workload, Registry())
+    assert str(caught.value).startswith(
+        f"{path} (conf): tiers[0].plugins[0].name: unknown plugin 'nope' (known: "
+    )
+
+
+def test_default_conf_when_none_given(tmp_path: Path) -> None:
+    conf = load_scheduler_conf(load_workload(write(tmp_path, BASE)), Registry())
+    assert conf.action_names == ["enqueue", "allocate", "backfill"]
+    assert conf.plugin_names() == [
+        "priority",
+        "gang",
+        "conformance",
+        "overcommit",
+        "drf",
+        "predicates",
+        "proportion",
+        "nodeorder",
+    ]
