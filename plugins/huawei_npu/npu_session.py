@@ -67,7 +67,7 @@ from loguru import logger
 
 from .inputs import ASCEND_REAL, RANK_INDEX, NodeStatic
 from .jobs import MIN_AVAILABLE_KEY, REPLICA_SET, NpuJob
-from .scoring import demote_reserved_nodes, prefer_previous_node
+from .scoring import prefer_previous_node
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -124,9 +124,7 @@ class NpuSession:
         self.recorded_jobs: dict[str, str] = {}
         self.written: dict[str, dict[str, str | None]] = {}
         self.previous_node_classes: dict[str, int] = {}
-        self.reserved_by: dict[str, str] | None = None
         self.degraded_jobs: dict[str, bool] = {}
-        self.placed: set[str] = set()
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -277,31 +275,7 @@ class NpuSession:
             is_previous = self._rows_of(rows, [previous] if previous else [])
             if is_previous.any():
                 return prefer_previous_node(scores, is_previous, np.zeros_like(is_previous), False, bonus)
-        # No previous node among the candidates: the normal scores decide, but below the nodes
-        # other pending ranks are waiting to go back to.
-        reserved = self._rows_of(rows, self._nodes_reserved_for_others(task))
-        return demote_reserved_nodes(scores, reserved, bonus)
-
-    def _reservations(self) -> dict[str, str]:
-        """Pending task UID -> the cached node it can go back to (worked out once per session)."""
-        if self.reserved_by is None:
-            self.reserved_by = {}
-            for view in self.jobs.values():
-                if view.policy is None or not view.owner_uid or view.has_tor_affinity:
-                    continue
-                job = self.ssn.jobs.get(view.uid)
-                if job is None:
-                    continue
-                for task in job.task_status_index.get(TaskStatus.PENDING, {}).values():
-                    rank = view.rank_of(task)
-                    if rank and self._previous_node_class(task, view, rank) == 0:
-                        self.reserved_by[task.uid] = self.cache.get_preferred_node(view.owner_uid, rank)
-        return self.reserved_by
-
-    def _nodes_reserved_for_others(self, task: TaskInfo) -> set[str]:
-        return {
-            node for uid, node in self._reservations().items() if uid != task.uid and uid not in self.placed
-        }
+        return scores
 
     # ------------------------------------------------------------------ job functions
     def job_valid(self, job: JobInfo) -> ValidateResult | None:
@@ -484,7 +458,6 @@ class NpuSession:
             )
             return
         nodes.add_task(task.uid, row, chips)
-        self.placed.add(task.uid)
         static = nodes.statics[row]
         assert static is not None
         self._write_annotations(task, job, static, chips)
@@ -505,7 +478,6 @@ class NpuSession:
         if task.status != TaskStatus.PENDING:
             return
         nodes.drop_task(task.uid)
-        self.placed.discard(task.uid)
         self._restore_annotations(task)
         recorded = self.recorded.pop(task.uid, None)
         self.recorded_jobs.pop(task.uid, None)

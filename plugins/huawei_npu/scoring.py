@@ -46,17 +46,3 @@ def prefer_previous_node(
         out[int(np.argmax(is_previous))] = boosted
     return out
 
-
-def demote_reserved_nodes(scores: np.ndarray, is_reserved: np.ndarray, bonus: float) -> np.ndarray:
-    """Scores with the nodes reserved for other pods' return put ``bonus`` below every other node.
-
-    A reserved node keeps its score when it is already that low, and never goes below 0. Nothing
-    changes when no candidate is reserved or when every candidate is (the pod has to go somewhere).
-    """
-    out = np.asarray(scores, dtype=np.float64).copy()
-    reserved = np.asarray(is_reserved, dtype=bool)
-    if not reserved.any() or reserved.all():
-        return out
-    ceiling = max(0.0, float(out[~reserved].min()) - bonus)
-    out[reserved] = np.minimum(out[reserved], ceiling)
-    return out

@@ -21,7 +21,6 @@ from fumarole.plugins.huawei_npu import HuaweiNpuPlugin
 from fumarole.plugins.huawei_npu.arguments import NpuConfig, parse_duration, resolve_config
 from fumarole.plugins.huawei_npu.dispatch import handler_name, policy_entry_point
 from fumarole.plugins.huawei_npu.npu_session import NpuSession
-from fumarole.plugins.huawei_npu.scoring import demote_reserved_nodes
 from fumarole.policies.chips import ASCEND_310P, ASCEND_910
 from pydantic import ValidationError
 from test_huawei_npu_objects import (
@@ -612,23 +611,8 @@ def test_scores_favour_fuller_nodes_and_follow_the_weight() -> None:
         ),
         pytest.param(
             {"1": "n1"},
-            {"n0": 79200.0, "n1": 69200.0, "n2": 79200.0, "n3": 79600.0},
-            id="node-of-another-pending-rank-reserved-bonus-below-the-rest",
-        ),
-        pytest.param(
-            {"0": "gone", "1": "n1"},
-            {"n0": 79200.0, "n1": 69200.0, "n2": 79200.0, "n3": 79600.0},
-            id="degraded-rank-avoids-the-reserved-node",
-        ),
-        pytest.param(
-            {"1": "gone"},
             {"n0": 79200.0, "n1": 79200.0, "n2": 79200.0, "n3": 79600.0},
-            id="other-rank-cannot-go-back-no-reservation",
-        ),
-        pytest.param(
-            {"0": "n2", "1": "n1"},
-            {"n0": 79200.0, "n1": 79200.0, "n2": 89600.0, "n3": 79600.0},
-            id="own-previous-node-wins-reservations-ignored",
+            id="only-another-rank-cached",
         ),
     ],
 )
@@ -638,44 +622,6 @@ def test_prefer_previous_node(cached: dict[str, str], expected: dict[str, float]
     for rank, node in cached.items():
         handler_of(ssn).affinity_cache.record_assignment("owner-a", rank, node, now=100.0)
     assert scores(ssn, tasks_by_name(ssn)["job-a-worker-0"]) == expected
-
-
-def test_reserved_nodes_keep_their_scores_when_every_candidate_is_reserved() -> None:
-    """A pod has to go somewhere: with only reserved candidates the normal scores decide."""
-    h = harness(prefer_objects())
-    ssn = h.open_session(now=100.0)
-    handler_of(ssn).affinity_cache.record_assignment("owner-a", "1", "n1", now=100.0)
-    task = tasks_by_name(ssn)["job-a-worker-0"]
-    assert scores(ssn, task, ["n1"]) == {"n1": 79200.0}
-
-
-def test_reservation_ends_when_its_rank_is_placed_and_returns_on_rollback() -> None:
-    h = harness(prefer_objects())
-    ssn = h.open_session(now=100.0)
-    handler_of(ssn).affinity_cache.record_assignment("owner-a", "1", "n1", now=100.0)
-    tasks = tasks_by_name(ssn)
-    assert scores(ssn, tasks["job-a-worker-0"], ["n0", "n1"]) == {"n0": 79200.0, "n1": 69200.0}
-    stmt = ssn.statement()
-    stmt.allocate(tasks["job-a-worker-1"], ssn.nodes["n1"])
-    # n1 now has 4 of its 8 chips taken by rank 1 (a fuller node scores higher), and is no longer reserved
-    assert scores(ssn, tasks["job-a-worker-0"], ["n0", "n1"]) == {"n0": 79200.0, "n1": 79600.0}
-    stmt.discard()
-    assert scores(ssn, tasks["job-a-worker-0"], ["n0", "n1"]) == {"n0": 79200.0, "n1": 69200.0}
-
-
-@pytest.mark.parametrize(
-    ("scores_in", "reserved", "expected"),
-    [
-        pytest.param([800, 700, 900], [False, True, False], [800, 700, 900], id="already-bonus-below"),
-        pytest.param([800, 900, 850], [False, True, False], [800, 700, 850], id="lowered-to-min-minus-bonus"),
-        pytest.param([50, 900], [False, True], [50, 0], id="never-below-zero"),
-        pytest.param([800, 900], [True, True], [800, 900], id="all-reserved-unchanged"),
-        pytest.param([800, 900], [False, False], [800, 900], id="none-reserved-unchanged"),
-    ],
-)
-def test_demote_reserved_nodes(scores_in: list[float], reserved: list[bool], expected: list[float]) -> None:
-    out = demote_reserved_nodes(np.asarray(scores_in, dtype=float), np.asarray(reserved), 100.0)
-    assert out.tolist() == expected
 
 
 def test_previous_node_not_passing_the_predicates_is_not_scored() -> None:
