@@ -27,10 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -129,7 +129,9 @@ class PluginOption(_Strict):
 
     def with_defaults(self) -> PluginOption:
         """Volcano's ``ApplyPluginConfDefaults``: unset flags become true, except the two not defaulted."""
-        updates = {flag: True for flag in FLAG_KEYS if flag not in NOT_DEFAULTED and getattr(self, flag) is None}
+        updates = {
+            flag: True for flag in FLAG_KEYS if flag not in NOT_DEFAULTED and getattr(self, flag) is None
+        }
         return self.model_copy(update=updates)
 
     @classmethod
@@ -261,7 +263,9 @@ def parse_conf(
     return conf
 
 
-def load_conf(path: str | Path, registry: Registry | None = None, *, apply_defaults: bool = True) -> SchedulerConf:
+def load_conf(
+    path: str | Path, registry: Registry | None = None, *, apply_defaults: bool = True
+) -> SchedulerConf:
     """Read a conf file (Volcano defaulting applied unless ``apply_defaults`` is false)."""
     path = Path(path)
     try:
@@ -284,7 +288,8 @@ def validate_conf(conf: SchedulerConf, registry: Registry | None) -> None:
             where = f"tiers[{t}].plugins[{p}]"
             if plugin.name in seen:
                 raise ConfError(
-                    f"{source}: {where}.name: plugin {plugin.name!r} is listed twice (first at {seen[plugin.name]})"
+                    f"{source}: {where}.name: plugin {plugin.name!r} is listed twice "
+                    f"(first at {seen[plugin.name]})"
                 )
             seen[plugin.name] = where
             if plugin.name == "drf" and plugin.enabled_hierarchy:

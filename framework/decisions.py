@@ -211,7 +211,9 @@ class DecisionRecorder:
         self.current.podgroups.append(PodGroupPhase(job.uid, new, old))
 
     @hookimpl
-    def fumarole_podgroup_event(self, session: Session, job: JobInfo, event_type: str, reason: str, message: str) -> None:
+    def fumarole_podgroup_event(
+        self, session: Session, job: JobInfo, event_type: str, reason: str, message: str
+    ) -> None:
         assert self.current is not None
         self.current.events.append(PodGroupEvent(job.uid, event_type, reason, message))
 

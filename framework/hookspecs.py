@@ -52,7 +52,9 @@ def fumarole_podgroup_phase(session: Session, job: JobInfo, old: str, new: str) 
 
 
 @hookspec
-def fumarole_podgroup_event(session: Session, job: JobInfo, event_type: str, reason: str, message: str) -> None:
+def fumarole_podgroup_event(
+    session: Session, job: JobInfo, event_type: str, reason: str, message: str
+) -> None:
     """A plugin or action recorded a Kubernetes-style event on a PodGroup (e.g. a refused enqueue)."""
 
 

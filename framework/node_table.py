@@ -117,13 +117,18 @@ class NodeTable:
         if missing:
             return np.zeros(len(selected), dtype=bool)
         available = self.matrix(which)[np.ix_(selected, cols)]
-        return np.all(values - available < MIN_RESOURCE, axis=1)
+        mask: np.ndarray = np.all(values - available < MIN_RESOURCE, axis=1)
+        return mask
 
     def insufficient(self, request: Resource, which: Which, row: int) -> list[str]:
         """Names of the dimensions in which ``request`` does not fit ``row`` (for reasons)."""
         cols, values, missing = self.request_columns(request)
         available = self.matrix(which)[row, cols]
-        short = [self.resources[c] for c, v, a in zip(cols, values, available, strict=True) if v - a >= MIN_RESOURCE]
+        short = [
+            self.resources[c]
+            for c, v, a in zip(cols, values, available, strict=True)
+            if v - a >= MIN_RESOURCE
+        ]
         return short + missing
 
     def rows_of(self, nodes: Iterable[NodeInfo]) -> np.ndarray:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 from stevedore import NamedExtensionManager
@@ -50,7 +50,15 @@ def _has_entry_point(group: str, name: str) -> bool:
     return name in _entry_point_names(group) or name in _entry_point_names(group, refresh=True)
 
 
-class _FreshNamedExtensionManager(NamedExtensionManager):  # type: ignore[misc]
+if TYPE_CHECKING:
+    # stevedore is generic (over the loaded object's type) from 5.6 on; the declared floor is 5.2,
+    # whose class cannot be subscripted at run time.
+    _NamedExtensionManager = NamedExtensionManager[Any]
+else:
+    _NamedExtensionManager = NamedExtensionManager
+
+
+class _FreshNamedExtensionManager(_NamedExtensionManager):
     """stevedore's loader, reading the entry points afresh instead of from its process and disk caches,
     so entry points installed (or put on ``sys.path``) after a first load are found."""
 
@@ -139,7 +147,9 @@ class Registry:
 
     def has_plugin(self, name: str) -> bool:
         canonical = self._canonical(name)
-        return canonical in self._plugins or (self._use_entry_points and _has_entry_point(PLUGINS_GROUP, canonical))
+        return canonical in self._plugins or (
+            self._use_entry_points and _has_entry_point(PLUGINS_GROUP, canonical)
+        )
 
     def has_action(self, name: str) -> bool:
         return name in self._actions or (self._use_entry_points and _has_entry_point(ACTIONS_GROUP, name))
@@ -170,7 +180,9 @@ class Registry:
         return factory
 
     def policy(self, name: str) -> Any:
-        if name not in self._policies and not (self._use_entry_points and _has_entry_point(POLICIES_GROUP, name)):
+        if name not in self._policies and not (
+            self._use_entry_points and _has_entry_point(POLICIES_GROUP, name)
+        ):
             raise RegistryError(f"unknown policy {name!r}")
         return self._get(POLICIES_GROUP, name, self._policies)
 

@@ -149,7 +149,13 @@ class Session(ExtensionPoints):
         ssn._init_cycle_states()
         if ssn.hooks is not None:
             ssn.hooks.fumarole_session_opened(session=ssn)
-        logger.debug("opened {} with {} jobs, {} nodes, {} queues", ssn.uid, len(ssn.jobs), len(ssn.nodes), len(ssn.queues))
+        logger.debug(
+            "opened {} with {} jobs, {} nodes, {} queues",
+            ssn.uid,
+            len(ssn.jobs),
+            len(ssn.nodes),
+            len(ssn.queues),
+        )
         return ssn
 
     def close(self) -> None:
@@ -178,10 +184,12 @@ class Session(ExtensionPoints):
         self.hyper_nodes_set_by_tier = topology.by_tier
         self.hyper_node_tier_name_map = topology.tier_names()
         self.real_nodes_set = {
-            name: {node for node in members if node in self.nodes} for name, members in topology.real_nodes.items()
+            name: {node for node in members if node in self.nodes}
+            for name, members in topology.real_nodes.items()
         }
         self.real_nodes_list = {
-            name: [node for node in self.node_list if node.name in members] for name, members in self.real_nodes_set.items()
+            name: [node for node in self.node_list if node.name in members]
+            for name, members in self.real_nodes_set.items()
         }
         self.hyper_nodes_ready_to_schedule = snapshot.hyper_nodes_ready
         self._add_cluster_top_hyper_node()
@@ -374,9 +382,9 @@ class Session(ExtensionPoints):
                 if kind == "batch":
                     fit = fn(task, alive)
                     passed = np.asarray(fit.passed, dtype=bool)
-                    for position in np.flatnonzero(~passed):
-                        row = int(alive[position])
-                        errors[row] = FitError(task, nodes[row].name, statuses_of(fit, int(position)))
+                    for failed in np.flatnonzero(~passed):
+                        row = int(alive[failed])
+                        errors[row] = FitError(task, nodes[row].name, statuses_of(fit, int(failed)))
                     alive = alive[passed]
                 else:
                     keep = np.ones(len(alive), dtype=bool)
@@ -403,7 +411,11 @@ class Session(ExtensionPoints):
             return None
         if not isinstance(error, FitError):
             return FitError.of(task, node, Code.ERROR, str(error))
-        if error.contains_unschedulable() or error.contains_unresolvable() or error.contains_error_skip_or_wait():
+        if (
+            error.contains_unschedulable()
+            or error.contains_unresolvable()
+            or error.contains_error_skip_or_wait()
+        ):
             return error
         return None
 
@@ -452,7 +464,7 @@ class Session(ExtensionPoints):
         self._fire_allocate(task)
 
     def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
-        """``Session.Allocate``: Allocated at once; when the job becomes ready, dispatch its allocated tasks."""
+        """``Session.Allocate``: Allocated at once; once the job is ready, dispatch its allocated tasks."""
         job = self.jobs.get(task.job)
         if job is None:
             raise KeyError(f"failed to find job {task.job}")
@@ -460,7 +472,9 @@ class Session(ExtensionPoints):
         if target is None:
             raise KeyError(f"failed to find node {node.name}")
         if not task.resreq.less_equal(target.idle, ZERO):
-            raise StatementError(f"request <{task.resreq}> exceeds the idle <{target.idle}> of node {node.name}")
+            raise StatementError(
+                f"request <{task.resreq}> exceeds the idle <{target.idle}> of node {node.name}"
+            )
         job.update_task_status(task, TaskStatus.ALLOCATED)
         task.node_name = node.name
         target.add_task(task)
@@ -490,7 +504,9 @@ class Session(ExtensionPoints):
         self._fire_deallocate(task)
 
     # ------------------------------------------------------------------ helpers for actions and plugins
-    def build_victims_priority_queue(self, victims: Iterable[TaskInfo], preemptor: TaskInfo) -> PriorityQueue[TaskInfo]:
+    def build_victims_priority_queue(
+        self, victims: Iterable[TaskInfo], preemptor: TaskInfo
+    ) -> PriorityQueue[TaskInfo]:
         """Victims in eviction order (``BuildVictimsPriorityQueue``): the task to evict first pops first."""
         jobs = self.jobs
 
@@ -514,7 +530,9 @@ class Session(ExtensionPoints):
                 return job_then_task(left_job, right_job, left, right)
             if left_job.queue != right_job.queue:
                 return self.victim_queue_order_fn(
-                    self.queues[left_job.queue], self.queues[right_job.queue], self.queues[preemptor_job.queue]
+                    self.queues[left_job.queue],
+                    self.queues[right_job.queue],
+                    self.queues[preemptor_job.queue],
                 )
             return job_then_task(left_job, right_job, left, right)
 

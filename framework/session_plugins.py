@@ -214,10 +214,14 @@ class ExtensionPoints:
     def add_sub_job_order_fn(self, name: str, fn: Callable[[Any, Any], int]) -> None:
         self._register("sub_job_order", name, fn)
 
-    def add_preemptable_fn(self, name: str, fn: Callable[[TaskInfo, list[TaskInfo]], tuple[list[TaskInfo], int]]) -> None:
+    def add_preemptable_fn(
+        self, name: str, fn: Callable[[TaskInfo, list[TaskInfo]], tuple[list[TaskInfo], int]]
+    ) -> None:
         self._register("preemptable", name, fn)
 
-    def add_reclaimable_fn(self, name: str, fn: Callable[[TaskInfo, list[TaskInfo]], tuple[list[TaskInfo], int]]) -> None:
+    def add_reclaimable_fn(
+        self, name: str, fn: Callable[[TaskInfo, list[TaskInfo]], tuple[list[TaskInfo], int]]
+    ) -> None:
         self._register("reclaimable", name, fn)
 
     def add_unified_evictable_fn(
@@ -264,7 +268,9 @@ class ExtensionPoints:
     def add_reserved_nodes_fn(self, name: str, fn: Callable[[], None]) -> None:
         self._register("reserved_nodes", name, fn)
 
-    def add_victim_tasks_fns(self, name: str, fns: Sequence[Callable[[list[TaskInfo]], list[TaskInfo]]]) -> None:
+    def add_victim_tasks_fns(
+        self, name: str, fns: Sequence[Callable[[list[TaskInfo]], list[TaskInfo]]]
+    ) -> None:
         fns = list(fns)
 
         def combined(tasks: list[TaskInfo]) -> list[TaskInfo]:
@@ -296,7 +302,9 @@ class ExtensionPoints:
     def add_simulate_allocatable_fn(self, name: str, fn: Callable[..., bool]) -> None:
         self._register("simulate_allocatable", name, fn)
 
-    def add_best_node_fn(self, name: str, fn: Callable[[TaskInfo, dict[float, list[NodeInfo]]], NodeInfo | None]) -> None:
+    def add_best_node_fn(
+        self, name: str, fn: Callable[[TaskInfo, dict[float, list[NodeInfo]]], NodeInfo | None]
+    ) -> None:
         self._register("best_node", name, fn)
 
     def add_node_order_fn(self, name: str, fn: Callable[[TaskInfo, NodeInfo], float]) -> None:
@@ -316,10 +324,14 @@ class ExtensionPoints:
     ) -> None:
         self._register("hyper_node_order", name, fn)
 
-    def add_hyper_node_gradient_for_job_fn(self, name: str, fn: Callable[..., list[list[HyperNodeInfo]]]) -> None:
+    def add_hyper_node_gradient_for_job_fn(
+        self, name: str, fn: Callable[..., list[list[HyperNodeInfo]]]
+    ) -> None:
         self._register("hyper_node_gradient_for_job", name, fn)
 
-    def add_hyper_node_gradient_for_sub_job_fn(self, name: str, fn: Callable[..., list[list[HyperNodeInfo]]]) -> None:
+    def add_hyper_node_gradient_for_sub_job_fn(
+        self, name: str, fn: Callable[..., list[list[HyperNodeInfo]]]
+    ) -> None:
         self._register("hyper_node_gradient_for_sub_job", name, fn)
 
     def add_event_handler(self, handler: EventHandler) -> None:
@@ -478,7 +490,7 @@ class ExtensionPoints:
             out.append(row)
         if not any(out):
             out = []
-        self._resolved["_predicates"] = out  # type: ignore[assignment]
+        self._resolved["_predicates"] = out
         return out
 
     def pre_predicate_fn(self, task: TaskInfo) -> BaseException | None:
@@ -490,7 +502,9 @@ class ExtensionPoints:
     def simulate_add_task_fn(
         self, state: Any, task_to_schedule: TaskInfo, task_to_add: TaskInfo, node: NodeInfo
     ) -> BaseException | None:
-        return voting.first_error(self.enabled_fns("simulate_add_task"), state, task_to_schedule, task_to_add, node)
+        return voting.first_error(
+            self.enabled_fns("simulate_add_task"), state, task_to_schedule, task_to_add, node
+        )
 
     def simulate_remove_task_fn(
         self, state: Any, task_to_schedule: TaskInfo, task_to_remove: TaskInfo, node: NodeInfo
@@ -539,7 +553,9 @@ class ExtensionPoints:
                     map_scores[option.name] = float(mapper(task, node))
         return map_scores, total
 
-    def node_order_reduce_fn(self, task: TaskInfo, plugin_scores: dict[str, dict[str, float]]) -> dict[str, float]:
+    def node_order_reduce_fn(
+        self, task: TaskInfo, plugin_scores: dict[str, dict[str, float]]
+    ) -> dict[str, float]:
         """Run each plugin's reduce over its map scores and sum per node (``NodeOrderReduceFn``)."""
         totals: dict[str, float] = {}
         for tier in self.tiers:
@@ -581,7 +597,11 @@ class ExtensionPoints:
         self, sub_job: SubJobInfo, hyper_node: HyperNodeInfo, purpose: SearchPurpose
     ) -> list[list[HyperNodeInfo]]:
         result: list[list[HyperNodeInfo]] = voting.winner_takes_all(
-            self.enabled_fns("hyper_node_gradient_for_sub_job"), lambda: [[hyper_node]], sub_job, hyper_node, purpose
+            self.enabled_fns("hyper_node_gradient_for_sub_job"),
+            lambda: [[hyper_node]],
+            sub_job,
+            hyper_node,
+            purpose,
         )
         return result
 

@@ -40,7 +40,9 @@ class Settings(BaseSettings):
     seed: int = 0
     log_level: Literal["TRACE", "DEBUG", "INFO", "SUCCESS", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
     conf: Path | None = None
-    scheduler_names: Annotated[list[str], NoDecode, BeforeValidator(_split_names)] = Field(default_factory=list)
+    scheduler_names: Annotated[list[str], NoDecode, BeforeValidator(_split_names)] = Field(
+        default_factory=list
+    )
     min_nodes_to_find: int = Field(100, ge=0)
     min_percentage_of_nodes_to_find: int = Field(5, ge=0, le=100)
     percentage_of_nodes_to_find: int = Field(0, le=100)

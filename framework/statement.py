@@ -23,7 +23,8 @@ relies on its actions to check first and would let idle go negative).
 
 Undo restores the task's exact previous transaction context (status, node, eviction flag,
 allocated hypernode); Volcano writes Running after an undone eviction whatever the previous
-status was — the one place where fumarole deliberately differs.
+status was. Both differences are deliberate: a discarded statement leaves the session exactly as it
+was, and no plugin or action can over-commit a node (docs/differences.md).
 """
 
 from __future__ import annotations
@@ -120,7 +121,9 @@ class Statement:
         if node is None:
             problems.append(f"failed to find node {hostname}")
         elif not task.resreq.less_equal(node.future_idle(), ZERO):
-            problems.append(f"request <{task.resreq}> exceeds the future idle <{node.future_idle()}> of node {hostname}")
+            problems.append(
+                f"request <{task.resreq}> exceeds the future idle <{node.future_idle()}> of node {hostname}"
+            )
         else:
             try:
                 node.add_task(task)
@@ -132,8 +135,8 @@ class Statement:
         if problems:
             self._unpipeline(task, before, remove=added, notify=added)
             raise StatementError(
-                f"task {task.namespace}/{task.name} pipeline to node {hostname} failed ({'; '.join(problems)}); "
-                "rolled back"
+                f"task {task.namespace}/{task.name} pipeline to node {hostname} failed "
+                f"({'; '.join(problems)}); rolled back"
             )
         self.operations.append(Operation(OperationKind.PIPELINE, task, "", before))
 
@@ -185,8 +188,8 @@ class Statement:
         if problems:
             self._unallocate(task, before, remove=added, notify=added)
             raise StatementError(
-                f"task {task.namespace}/{task.name} allocate to node {hostname} failed ({'; '.join(problems)}); "
-                "rolled back"
+                f"task {task.namespace}/{task.name} allocate to node {hostname} failed "
+                f"({'; '.join(problems)}); rolled back"
             )
         self.operations.append(Operation(OperationKind.ALLOCATE, task, "", before))
 

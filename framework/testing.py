@@ -149,7 +149,13 @@ def build_pod_group(
     }
     if owner_uid:
         meta["ownerReferences"] = [
-            {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": name, "uid": owner_uid, "controller": True}
+            {
+                "apiVersion": "batch.volcano.sh/v1alpha1",
+                "kind": "Job",
+                "name": name,
+                "uid": owner_uid,
+                "controller": True,
+            }
         ]
     if uid:
         meta["uid"] = uid

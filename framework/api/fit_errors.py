@@ -49,7 +49,9 @@ class FitError(Exception):
         super().__init__(str(self))
 
     @classmethod
-    def of(cls, task: TaskInfo | None, node: NodeInfo | str, code: Code, *reasons: str, plugin: str = "") -> FitError:
+    def of(
+        cls, task: TaskInfo | None, node: NodeInfo | str, code: Code, *reasons: str, plugin: str = ""
+    ) -> FitError:
         name = node if isinstance(node, str) else node.name
         return cls(task, name, [Status(code, reason, plugin) for reason in reasons])
 

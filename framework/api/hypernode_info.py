@@ -33,7 +33,9 @@ class HyperNodeError(ValueError):
 class HyperNodeInfo:
     __slots__ = ("children", "hyper_node", "name", "parent", "tier", "tier_name")
 
-    def __init__(self, name: str, tier: int, tier_name: str = "", hyper_node: HyperNode | None = None) -> None:
+    def __init__(
+        self, name: str, tier: int, tier_name: str = "", hyper_node: HyperNode | None = None
+    ) -> None:
         self.name = name
         self.tier = tier
         self.tier_name = tier_name
@@ -116,14 +118,17 @@ def _node_members(hn: HyperNode, nodes: Sequence[Node]) -> set[str]:
                 pattern = re.compile(selector.regex_match.pattern)
             except re.error as exc:
                 raise HyperNodeError(
-                    hn.metadata.name, f"spec.members.selector.regexMatch.pattern: invalid regular expression ({exc})"
+                    hn.metadata.name,
+                    f"spec.members.selector.regexMatch.pattern: invalid regular expression ({exc})",
                 ) from exc
             members.update(node.metadata.name for node in nodes if pattern.search(node.metadata.name))
         if selector.label_match is not None:
             label_selector = selector.label_match.to_selector()
             if label_selector.is_empty():
                 continue
-            members.update(node.metadata.name for node in nodes if label_selector.matches(node.metadata.labels))
+            members.update(
+                node.metadata.name for node in nodes if label_selector.matches(node.metadata.labels)
+            )
     return members
 
 
@@ -188,7 +193,8 @@ def build_topology(hypernodes: Iterable[HyperNode], nodes: Sequence[Node]) -> Hy
                 if node in owner and owner[node] != name:
                     raise HyperNodeError(
                         name,
-                        f"spec.members: node {node} is also a member of HyperNode {owner[node]} in the same tier {tier}",
+                        f"spec.members: node {node} is also a member of HyperNode {owner[node]} "
+                        f"in the same tier {tier}",
                     )
                 owner[node] = name
     return topo

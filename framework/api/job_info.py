@@ -155,14 +155,17 @@ class JobInfo:
             pg.status.succeeded,
             pg.status.failed,
         )
-        self.network_topology = pg.spec.network_topology.to_spec() if pg.spec.network_topology is not None else None
+        self.network_topology = (
+            pg.spec.network_topology.to_spec() if pg.spec.network_topology is not None else None
+        )
         self.sub_group_policies = [policy.to_spec() for policy in pg.spec.sub_group_policy]
         self.sub_jobs.clear()
         self.task_to_sub_job.clear()
         for task in self.tasks.values():
             self._add_task_to_sub_job(task)
         self.min_sub_jobs = {
-            sub_job_gid(self.uid, policy.name): policy.min_sub_groups or 0 for policy in self.sub_group_policies
+            sub_job_gid(self.uid, policy.name): policy.min_sub_groups or 0
+            for policy in self.sub_group_policies
         }
 
     def min_resources(self) -> Resource:
@@ -451,7 +454,9 @@ class JobInfo:
         return self.network_topology is not None
 
     def contains_hard_topology(self) -> bool:
-        return self.is_hard_topology_mode()[0] or any(s.is_hard_topology_mode()[0] for s in self.sub_jobs.values())
+        return self.is_hard_topology_mode()[0] or any(
+            s.is_hard_topology_mode()[0] for s in self.sub_jobs.values()
+        )
 
     def contains_network_topology(self) -> bool:
         return self.with_network_topology() or any(s.with_network_topology() for s in self.sub_jobs.values())

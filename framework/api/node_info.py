@@ -179,7 +179,9 @@ class NodeInfo:
         twin = NodeInfo(self.node, self.name)
         for task in self.tasks.values():
             twin.add_task(task)
-        twin.others = {key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()}
+        twin.others = {
+            key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()
+        }
         twin.ready = self.ready
         twin.not_ready_reason = self.not_ready_reason
         return twin

@@ -30,7 +30,9 @@ GPU_RESOURCE_NAME = "nvidia.com/gpu"
 
 _IGNORED_SCALARS = frozenset({PODS})
 _NATIVE_PREFIX = "kubernetes.io/"
-_QUALIFIED = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_QUALIFIED = re.compile(
+    r"^([A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+)
 
 
 class DimensionDefault(IntEnum):
@@ -251,7 +253,7 @@ class Resource:
         return self
 
     def min_dimension_resource(self, other: Resource, default: DimensionDefault) -> Resource:
-        """Per-dimension minimum; scalars missing in ``other`` count as ``default`` (``MinDimensionResource``)."""
+        """``MinDimensionResource``: per-dimension minimum; scalars ``other`` lacks count as ``default``."""
         self.milli_cpu = min(self.milli_cpu, other.milli_cpu)
         self.memory = min(self.memory, other.memory)
         if self.scalars is None:
@@ -291,8 +293,10 @@ class Resource:
                 return False
         return True
 
-    def less_equal_with_resources_name(self, other: Resource, default: DimensionDefault) -> tuple[bool, list[str]]:
-        """``LessEqualWithResourcesName``: like ``less_equal`` without the INFINITY pre-check; names the misses."""
+    def less_equal_with_resources_name(
+        self, other: Resource, default: DimensionDefault
+    ) -> tuple[bool, list[str]]:
+        """``LessEqualWithResourcesName``: ``less_equal`` without the INFINITY pre-check, naming misses."""
         failed = []
         if not _le(self.milli_cpu, other.milli_cpu):
             failed.append(CPU)
@@ -380,9 +384,11 @@ class Resource:
                 return True
         return False
 
-    def less_equal_partly_with_dimension(self, other: Resource, request: Resource | None) -> tuple[bool, list[str]]:
+    def less_equal_partly_with_dimension(
+        self, other: Resource, request: Resource | None
+    ) -> tuple[bool, list[str]]:
         """``LessEqualPartlyWithDimension``: some requested dimension is <= other's."""
-        found = []
+        found: list[str] = []
         if request is None:
             return False, found
         if request.milli_cpu > 0 and _le(self.milli_cpu, other.milli_cpu):
@@ -429,7 +435,9 @@ class Resource:
         ok, names = self.less_equal_with_resources_name(other, default)
         return (not ok), names
 
-    def greater_partly_with_dimension(self, other: Resource | None, request: Resource | None) -> tuple[bool, list[str]]:
+    def greater_partly_with_dimension(
+        self, other: Resource | None, request: Resource | None
+    ) -> tuple[bool, list[str]]:
         """``GreaterPartlyWithDimension``: some requested dimension is strictly greater."""
         if request is None:
             return False, []
@@ -449,7 +457,7 @@ class Resource:
     def greater_partly_with_relevant_dimensions(
         self, other: Resource | None, request: Resource | None
     ) -> tuple[bool, list[str]]:
-        """``GreaterPartlyWithRelevantDimensions``: ignores cpu/memory zero in ``other`` and scalars it lacks."""
+        """``GreaterPartlyWithRelevantDimensions``: ignores zero cpu/memory in ``other``, scalars it lacks."""
         if request is None:
             return False, []
         other = other or Resource()
@@ -505,7 +513,10 @@ class Resource:
     # ------------------------------------------------------------------ presentation
     def to_list(self) -> dict[str, str]:
         """Kubernetes-style quantities for output."""
-        out = {CPU: quantity.format_quantity(CPU, self.milli_cpu), MEMORY: quantity.format_quantity(MEMORY, self.memory)}
+        out = {
+            CPU: quantity.format_quantity(CPU, self.milli_cpu),
+            MEMORY: quantity.format_quantity(MEMORY, self.memory),
+        }
         for name in sorted(self.scalars or {}):
             out[name] = quantity.format_quantity(name, self.get(name))
         return out

@@ -14,9 +14,11 @@ Built from a Pod by ``TaskInfo.from_pod`` with Volcano's field mapping:
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .go_bool import parse_go_bool
 from .resource import PODS, Resource
 from .task_status import TaskStatus, status_from_pod
 
@@ -28,17 +30,16 @@ TASK_SPEC_KEY = "volcano.sh/task-spec"
 PREEMPTABLE_KEY = "volcano.sh/preemptable"
 TASK_PRIORITY_ANNOTATION = "volcano.sh/task-priority"
 
-_TRUE = {"1", "t", "T", "TRUE", "true", "True"}
-_FALSE = {"0", "f", "F", "FALSE", "false", "False"}
+QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
+"""The scheduling gate Volcano's webhook adds until a pod's queue admits it (``QueueAllocationGateKey``)."""
 
 
-def parse_go_bool(text: str) -> bool | None:
-    """``strconv.ParseBool``: None when the text is not a Go boolean."""
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
+def has_only_queue_allocation_gate(pod: Pod | None) -> bool:
+    """``HasOnlyVolcanoSchedulingGate``: the pod's one scheduling gate is the queue-allocation gate."""
+    if pod is None:
         return False
-    return None
+    gates = pod.spec.scheduling_gates
+    return len(gates) == 1 and gates[0].name == QUEUE_ALLOCATION_GATE
 
 
 def preemptable_from(annotations: dict[str, str], labels: dict[str, str], default: bool) -> bool:
@@ -51,7 +52,8 @@ def preemptable_from(annotations: dict[str, str], labels: dict[str, str], defaul
 
 
 def pod_request(pod: Pod) -> Resource:
-    """``GetPodResourceRequest``: Σ containers, max with (restartable-aware) init containers, + overhead, + pods=1."""
+    """``GetPodResourceRequest``: Σ containers, max with (restartable-aware) init containers,
+    plus overhead and pods=1."""
     result = Resource()
     for container in pod.spec.containers:
         result.add(container.request())
@@ -154,10 +156,8 @@ class TaskInfo:
         role = annotations.get(TASK_SPEC_KEY) or labels.get(TASK_SPEC_KEY) or ""
         priority = pod.spec.priority if pod.spec.priority is not None else 1
         if TASK_PRIORITY_ANNOTATION in annotations:
-            try:
+            with contextlib.suppress(ValueError):
                 priority = int(annotations[TASK_PRIORITY_ANNOTATION])
-            except ValueError:
-                pass
         status = status_from_pod(pod.status.phase, pod.spec.node_name, meta.deletion_timestamp is not None)
         return cls(
             uid=meta.uid,
@@ -209,7 +209,9 @@ class TaskInfo:
 
     # ------------------------------------------------------------------ transactions
     def transaction_context(self) -> TransactionContext:
-        return TransactionContext(self.node_name, self.eviction_occurred, self.job_allocated_hyper_node, self.status)
+        return TransactionContext(
+            self.node_name, self.eviction_occurred, self.job_allocated_hyper_node, self.status
+        )
 
     def generate_last_tx_context(self) -> None:
         self.last_transaction = self.transaction_context()

@@ -55,7 +55,10 @@ def _status_changed(pg: PodGroup, state: Any) -> bool:
     """Whether a PodGroup status differs, ignoring transition IDs and times (``isPodGroupStatusUpdated``)."""
     status = pg.status
     if (status.phase, status.running, status.succeeded, status.failed) != (
-        state.phase, state.running, state.succeeded, state.failed
+        state.phase,
+        state.running,
+        state.succeeded,
+        state.failed,
     ):
         return True
     return [_condition_key(c) for c in status.conditions] != [_condition_key(c) for c in state.conditions]
@@ -210,7 +213,10 @@ class ClusterCache:
                 self.warn(f"nopg:{uid}", f"PodGroup {uid} not found: its pods ({pods}) are left out")
                 continue
             if job.queue not in queues:
-                self.warn(f"noqueue:{uid}:{job.queue}", f"Queue {job.queue} of PodGroup {uid} not found: job left out")
+                self.warn(
+                    f"noqueue:{uid}:{job.queue}",
+                    f"Queue {job.queue} of PodGroup {uid} not found: job left out",
+                )
                 continue
             job.priority = default_priority
             pc_name = job.pod_group.spec.priority_class_name

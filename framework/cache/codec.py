@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
 from pydantic import ValidationError
 
 from ..conf import format_validation_error
 from .objects import API_GROUPS, KINDS, KubeObject
+
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
 
 DELETE_ANNOTATION = "fumarole.io/delete"
 
@@ -56,7 +56,8 @@ class LoadedFile:
 def describe(raw: Mapping[str, Any]) -> str:
     """``Kind namespace/name`` of a raw object, as far as it can be told."""
     kind = raw.get("kind") or "<no kind>"
-    meta = raw.get("metadata") if isinstance(raw.get("metadata"), Mapping) else {}
+    metadata = raw.get("metadata")
+    meta: Mapping[str, Any] = metadata if isinstance(metadata, Mapping) else {}
     name = meta.get("name") or "<unnamed>"
     namespace = meta.get("namespace")
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
@@ -68,9 +69,13 @@ def _flatten(documents: Iterable[Any], path: str) -> list[tuple[str, Mapping[str
         if document is None:
             continue
         if not isinstance(document, Mapping):
-            raise SnapshotError(f"{path}: document {number}: expected a Kubernetes object, got {type(document).__name__}")
+            raise SnapshotError(
+                f"{path}: document {number}: expected a Kubernetes object, got {type(document).__name__}"
+            )
         if document.get("kind") == "List" or (
-            "items" in document and isinstance(document.get("kind"), str) and document["kind"].endswith("List")
+            "items" in document
+            and isinstance(document.get("kind"), str)
+            and document["kind"].endswith("List")
         ):
             items = document.get("items") or []
             if not isinstance(items, list):

@@ -20,7 +20,9 @@ def apply_decisions(cache: ClusterCache, decisions: CycleDecisions) -> None:
             continue
         metadata = pod.metadata
         if bind.annotations:
-            metadata = metadata.model_copy(update={"annotations": {**metadata.annotations, **bind.annotations}})
+            metadata = metadata.model_copy(
+                update={"annotations": {**metadata.annotations, **bind.annotations}}
+            )
         spec = pod.spec.model_copy(update={"node_name": bind.node})
         status = pod.status.model_copy(update={"phase": "Running", "nominated_node_name": ""})
         cache.put(pod.model_copy(update={"metadata": metadata, "spec": spec, "status": status}))

@@ -171,7 +171,9 @@ class LabelSelectorModel(K8sModel):
     )
 
     def to_selector(self) -> LabelSelector:
-        return LabelSelector(dict(self.match_labels), tuple(r.to_requirement() for r in self.match_expressions))
+        return LabelSelector(
+            dict(self.match_labels), tuple(r.to_requirement() for r in self.match_expressions)
+        )
 
 
 class NodeSelectorTerm(K8sModel):
@@ -430,7 +432,9 @@ PodGroupPhase = Literal["Pending", "Running", "Unknown", "Inqueue", "Completed",
 
 class PodGroupStatusModel(K8sModel):
     phase: PodGroupPhase = ""
-    conditions: Annotated[list[PodGroupCondition], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    conditions: Annotated[list[PodGroupCondition], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list
+    )
     running: int = 0
     succeeded: int = 0
     failed: int = 0
@@ -535,7 +539,11 @@ API_GROUPS: dict[str, tuple[str, ...]] = {
     "Node": ("v1",),
     "Pod": ("v1",),
     "ConfigMap": ("v1",),
-    "PodGroup": ("scheduling.volcano.sh/v1beta1", "scheduling.incubator.k8s.io/v1alpha1", "scheduling.volcano.sh/v1alpha1"),
+    "PodGroup": (
+        "scheduling.volcano.sh/v1beta1",
+        "scheduling.incubator.k8s.io/v1alpha1",
+        "scheduling.volcano.sh/v1alpha1",
+    ),
     "Queue": ("scheduling.volcano.sh/v1beta1", "scheduling.volcano.sh/v1alpha1"),
     "PriorityClass": ("scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha1"),
     "HyperNode": ("topology.volcano.sh/v1alpha1",),

@@ -316,8 +316,7 @@ spec:
         ),
         pytest.param(
             POD_BAD_CPU,
-            "snap.yaml: Pod ns/p1: spec.containers[0].resources.requests.cpu: invalid quantity "
-            "'abc'",
+            "snap.yaml: Pod ns/p1: spec.containers[0].resources.requests.cpu: invalid quantity 'abc'",
             id="bad-pod-quantity",
         ),
         pytest.param(

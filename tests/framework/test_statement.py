@@ -7,12 +7,9 @@ allocations over-commits a node.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from fumarole.framework.api import ZERO, Resource, TaskStatus
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.decisions import DecisionRecorder
@@ -20,6 +17,8 @@ from fumarole.framework.interface import Event, EventHandler
 from fumarole.framework.session import Session
 from fumarole.framework.statement import StatementError
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 class Noop:
@@ -33,7 +32,7 @@ class Ledger:
     """A plugin that keeps per-job allocated totals through the event handlers, as drf does."""
 
     name = "ledger"
-    events: list[tuple[str, str]] = []
+    events: ClassVar[list[tuple[str, str]]] = []
 
     def __init__(self, arguments: Any) -> None:
         self.totals: dict[str, Resource] = {}
@@ -67,7 +66,10 @@ def cluster() -> list[Any]:
     for j in range(3):
         objects.append(build_pod_group("ns", f"job{j}", min_member=2))
         for t in range(3):
-            kwargs: dict[str, Any] = {"group": f"job{j}", "requests": {"cpu": f"{500 * (t + 1)}m", "memory": "1Gi"}}
+            kwargs: dict[str, Any] = {
+                "group": f"job{j}",
+                "requests": {"cpu": f"{500 * (t + 1)}m", "memory": "1Gi"},
+            }
             if j == 1 and t == 0:
                 kwargs["requests"]["nvidia.com/gpu"] = "1"
             if t == 0:
@@ -113,7 +115,9 @@ def state(ssn: Session) -> dict[str, Any]:
         )
         for uid, job in ssn.jobs.items()
     }
-    table = {which: ssn.node_table.matrix(which).tolist() for which in ("idle", "used", "releasing", "pipelined")}
+    table = {
+        which: ssn.node_table.matrix(which).tolist() for which in ("idle", "used", "releasing", "pipelined")
+    }
     return {
         "nodes": nodes,
         "jobs": jobs,
@@ -145,8 +149,12 @@ def test_evict_only_grows_releasing() -> None:
 @pytest.mark.parametrize(
     ("operation", "status", "idle_cpu", "pipelined_cpu", "events"),
     [
-        pytest.param("allocate", TaskStatus.ALLOCATED, 3000.0 - 1000.0, 0.0, [("allocate", "ns/job0-1")], id="allocate"),
-        pytest.param("pipeline", TaskStatus.PIPELINED, 3000.0, 1000.0, [("allocate", "ns/job0-1")], id="pipeline"),
+        pytest.param(
+            "allocate", TaskStatus.ALLOCATED, 3000.0 - 1000.0, 0.0, [("allocate", "ns/job0-1")], id="allocate"
+        ),
+        pytest.param(
+            "pipeline", TaskStatus.PIPELINED, 3000.0, 1000.0, [("allocate", "ns/job0-1")], id="pipeline"
+        ),
     ],
 )
 def test_allocate_and_pipeline_accounting(
@@ -238,17 +246,17 @@ def test_commit_binds_and_evicts_through_the_cache() -> None:
         pytest.param(
             "allocate",
             "n2",
-            "task ns/job0-2 allocate to node n2 failed (request <cpu 1500.00, memory 1073741824.00, pods 1.00> "
-            "exceeds the idle <cpu 0.00, memory 2147483648.00, nvidia.com/gpu 1000.00, pods 1.00> of node n2"
-            "); rolled back",
+            "task ns/job0-2 allocate to node n2 failed (request "
+            "<cpu 1500.00, memory 1073741824.00, pods 1.00> exceeds the idle "
+            "<cpu 0.00, memory 2147483648.00, nvidia.com/gpu 1000.00, pods 1.00> of node n2); rolled back",
             id="allocate-beyond-idle",
         ),
         pytest.param(
             "pipeline",
             "n2",
-            "task ns/job0-2 pipeline to node n2 failed (request <cpu 1500.00, memory 1073741824.00, pods 1.00> "
-            "exceeds the future idle <cpu 0.00, memory 2147483648.00, nvidia.com/gpu 1000.00, pods 1.00> of node n2"
-            "); rolled back",
+            "task ns/job0-2 pipeline to node n2 failed (request "
+            "<cpu 1500.00, memory 1073741824.00, pods 1.00> exceeds the future idle "
+            "<cpu 0.00, memory 2147483648.00, nvidia.com/gpu 1000.00, pods 1.00> of node n2); rolled back",
             id="pipeline-beyond-future-idle",
         ),
         pytest.param(
@@ -304,7 +312,9 @@ def test_save_and_recover_operations_replays_on_live_tasks() -> None:
 
 # ------------------------------------------------------------------------------ properties
 OPERATIONS = st.lists(
-    st.tuples(st.sampled_from(["allocate", "pipeline", "evict", "unpipeline"]), st.integers(0, 8), st.integers(0, 2)),
+    st.tuples(
+        st.sampled_from(["allocate", "pipeline", "evict", "unpipeline"]), st.integers(0, 8), st.integers(0, 2)
+    ),
     max_size=25,
 )
 
@@ -339,7 +349,9 @@ def test_any_operations_then_discard_restore_everything(operations: list[tuple[s
 
 @settings(max_examples=150, deadline=None)
 @given(OPERATIONS, OPERATIONS)
-def test_committed_allocations_never_over_commit(first: list[tuple[str, int, int]], second: list[tuple[str, int, int]]) -> None:
+def test_committed_allocations_never_over_commit(
+    first: list[tuple[str, int, int]], second: list[tuple[str, int, int]]
+) -> None:
     ssn = open_session()
     for operations in (first, second):
         stmt = ssn.statement()

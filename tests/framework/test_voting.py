@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from fumarole.framework.api import (
     ABSTAIN,
     PERMIT,
@@ -148,7 +147,10 @@ def answer(victims: list[T], vote: int = PERMIT) -> Callable[..., tuple[list[T],
             id="first-deciding-tier-wins",
         ),
         pytest.param(
-            [[Fake("p1", "preemptable", answer([A]), enabled=False)], [Fake("p2", "preemptable", answer([B]))]],
+            [
+                [Fake("p1", "preemptable", answer([A]), enabled=False)],
+                [Fake("p2", "preemptable", answer([B]))],
+            ],
             [B],
             id="disabled-plugin-not-consulted",
         ),
@@ -282,7 +284,10 @@ def test_disabled_job_ready_plugin_is_not_consulted() -> None:
 )
 def test_job_order_compare_first_nonzero(answers: list[list[int]], expected: int) -> None:
     tiers = [
-        [Fake(f"p{t}{i}", "job_order", (lambda v: lambda left, right: v)(value)) for i, value in enumerate(tier)]
+        [
+            Fake(f"p{t}{i}", "job_order", (lambda v: lambda left, right: v)(value))
+            for i, value in enumerate(tier)
+        ]
         for t, tier in enumerate(answers)
     ]
     ssn = open_session(tiers)
@@ -407,13 +412,19 @@ def test_hyper_node_gradient_first_registered_wins_even_if_empty() -> None:
             [Fake("p2", "hyper_node_gradient_for_job", lambda *a: [["later"]])],
         ]
     )
-    assert ssn.hyper_node_gradient_for_job_fn(ssn.jobs["ns/pg"], ssn.cluster_top_hyper_node, SearchPurpose.EVICT) == []
+    assert (
+        ssn.hyper_node_gradient_for_job_fn(ssn.jobs["ns/pg"], ssn.cluster_top_hyper_node, SearchPurpose.EVICT)
+        == []
+    )
     assert seen == [SearchPurpose.EVICT]
 
 
 def test_best_node_first_non_none() -> None:
     ssn = open_session(
-        [[Fake("p1", "best_node", lambda task, scores: None)], [Fake("p2", "best_node", lambda task, s: "n2")]]
+        [
+            [Fake("p1", "best_node", lambda task, scores: None)],
+            [Fake("p2", "best_node", lambda task, s: "n2")],
+        ]
     )
     task = next(iter(ssn.jobs["ns/pg"].tasks.values()))
     assert ssn.best_node_fn(task, {}) == "n2"
@@ -438,7 +449,10 @@ def test_victim_tasks_union_of_first_non_empty_tier() -> None:
     ssn = open_session(
         [
             [Fake("p1", "victim_tasks", [lambda tasks: []])],
-            [Fake("p2", "victim_tasks", [lambda tasks: [A, B]]), Fake("p3", "victim_tasks", [lambda tasks: [B, C]])],
+            [
+                Fake("p2", "victim_tasks", [lambda tasks: [A, B]]),
+                Fake("p3", "victim_tasks", [lambda tasks: [B, C]]),
+            ],
             [Fake("p4", "victim_tasks", [lambda tasks: [D]])],
         ]
     )
@@ -474,8 +488,10 @@ def test_simulate_add_task_enabled_by_preemptable_or_allocatable() -> None:
     ssn = harness.open_session()
     assert str(ssn.simulate_add_task_fn({}, None, None, None)) == "no room"  # type: ignore[arg-type]
     disabled = Harness(
-        objects, SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="p1")])]),
-        plugins=plugins, actions={"noop": Noop},
+        objects,
+        SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="p1")])]),
+        plugins=plugins,
+        actions={"noop": Noop},
     ).open_session()
     assert disabled.simulate_add_task_fn({}, None, None, None) is None  # type: ignore[arg-type]
 
