@@ -7,7 +7,8 @@ pre-predicates, then the plugins' predicates over all nodes (no resource check: 
 requested), the best scoring node, and ``Session.allocate`` at once, which binds the job's
 allocated tasks as soon as the job is ready.
 
-Arguments: ``predicateErrorCacheEnable`` (default true; ``enablePredicateErrorCache`` accepted).
+Arguments: those of allocate (``AllocateArguments``): ``predicateErrorCacheEnable`` (default true;
+``enablePredicateErrorCache`` accepted), a boolean as Volcano's ``GetBool`` reads it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.util.priority_queue import PriorityQueue
 
 from .allocate.allocate import AllocateArguments
-from .util import PredicateHelper, prioritize_nodes, select_best_node
+from .util import PredicateHelper, admitted_job_queue, prioritize_nodes, select_best_node
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -67,12 +68,7 @@ class BackfillAction:
         jobs: dict[str, PriorityQueue[JobInfo]] = {}
         tasks: dict[str, PriorityQueue[TaskInfo]] = {}
         for job in ssn.jobs.values():
-            if job.is_pending():
-                continue
-            result = ssn.job_valid(job)
-            if result is not None and not result.passed:
-                continue
-            queue = ssn.queues.get(job.queue)
+            queue = admitted_job_queue(ssn, job)
             if queue is None:
                 continue
             for task in list(job.tasks_with(TaskStatus.PENDING).values()):

@@ -29,10 +29,14 @@ from fumarole.framework.api.resource import ZERO
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.statement import StatementError
 from fumarole.framework.util.priority_queue import PriorityQueue
-from pydantic import BaseModel, ConfigDict, Field
 
-from .preempt.arguments import GoBool
-from .util import PredicateHelper, PredicateMode, validate_victims
+from .util import (
+    PredicateErrorCacheArguments,
+    PredicateHelper,
+    PredicateMode,
+    admitted_job_queue,
+    validate_victims,
+)
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -42,18 +46,8 @@ if TYPE_CHECKING:
     from fumarole.framework.statement import Statement
 
 
-class ReclaimArguments(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    predicate_error_cache_enable: GoBool = Field(True, alias="predicateErrorCacheEnable")
-    enable_predicate_error_cache: GoBool | None = Field(None, alias="enablePredicateErrorCache")
-
-    @property
-    def error_cache(self) -> bool:
-        """``enablePredicateErrorCache`` when given, else ``predicateErrorCacheEnable``."""
-        if self.enable_predicate_error_cache is not None:
-            return self.enable_predicate_error_cache
-        return self.predicate_error_cache_enable
+class ReclaimArguments(PredicateErrorCacheArguments):
+    """The reclaim action's arguments: the predicate error cache switch only."""
 
 
 def reclaim_reason(reclaimer: TaskInfo, queue: str) -> str:
@@ -72,12 +66,7 @@ class ReclaimAction:
         preemptors: dict[str, PriorityQueue[JobInfo]] = {}
         tasks: dict[str, PriorityQueue[TaskInfo]] = {}
         for job in ssn.jobs.values():
-            if job.is_pending():
-                continue
-            result = ssn.job_valid(job)
-            if result is not None and not result.passed:
-                continue
-            queue = ssn.queues.get(job.queue)
+            queue = admitted_job_queue(ssn, job)
             if queue is None:
                 continue
             if queue.uid not in seen:

@@ -25,9 +25,11 @@ warning.
 Spec: ``pkg/scheduler/plugins/overcommit/overcommit.go`` and ``GetInqueueResource`` of
 ``pkg/scheduler/plugins/util/util.go``.
 
-Deliberate differences: a rejection is logged (``"resource in cluster is overused: overused cpu"``)
-instead of being recorded as a Kubernetes event on the PodGroup, since the session has no event
-recorder; fumarole has no device-share plugins, so no scalar resource is ignored as a shared device.
+A rejection records a ``Normal`` / ``Unschedulable`` event on the job's PodGroup (message
+``"resource in cluster is overused: overused cpu"``) and logs it at INFO.
+
+Deliberate difference: fumarole has no device-share plugins, so no scalar resource is ignored as a
+shared device. The helpers shared with proportion and capacity live in ``fumarole.plugins.util``.
 """
 
 from __future__ import annotations
@@ -35,20 +37,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING, JobInfo
-from fumarole.framework.api.resource import CPU, MEMORY, PODS, Resource, is_scalar_resource_name
+from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.types import PERMIT, REJECT
 from fumarole.framework.interface import Arguments
+from fumarole.plugins.util import (
+    deduct_sch_gated_resources,
+    format_resource_names,
+    inqueue_resource,
+    record_unschedulable,
+)
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
 if TYPE_CHECKING:
-    from fumarole.framework.api.task_info import TaskInfo
     from fumarole.framework.session import Session
 
 PLUGIN_NAME = "overcommit"
 OVERCOMMIT_FACTOR = "overcommit-factor"
 DEFAULT_OVERCOMMIT_FACTOR = 1.2
-QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
 
 
 class OvercommitArguments(BaseModel):
@@ -57,75 +63,6 @@ class OvercommitArguments(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     overcommit_factor: StrictFloat = Field(DEFAULT_OVERCOMMIT_FACTOR, alias="overcommit-factor")
-
-
-def format_resource_names(prefix: str, verb: str, names: list[str]) -> str:
-    """``util.FormatResourceNames``: ``"<prefix>: <verb> a, <verb> b"`` (the prefix alone if none)."""
-    if not names:
-        return prefix
-    return f"{prefix}: " + ", ".join(f"{verb} {name}" for name in names)
-
-
-def _only_queue_allocation_gated(task: TaskInfo) -> bool:
-    gates = task.pod.spec.scheduling_gates if task.pod is not None else []
-    return len(gates) == 1 and gates[0].name == QUEUE_ALLOCATION_GATE
-
-
-def sch_gated_resources(job: JobInfo) -> Resource:
-    """Σ requests of the job's scheduling-gated tasks, except those gated only by the queue-allocation
-    gate (``GetSchGatedPodResources``)."""
-    total = Resource()
-    for task in job.tasks.values():
-        if task.sch_gated and not _only_queue_allocation_gated(task):
-            total.add(task.resreq)
-    return total
-
-
-def deduct_sch_gated_resources(job: JobInfo, resource: Resource) -> Resource:
-    """``resource`` minus the gated requests, floored at zero; scalars only where both name them
-    (``DeductSchGatedResources``)."""
-    gated = sch_gated_resources(job)
-    if gated.is_empty():
-        return resource
-    result = resource.clone()
-    result.milli_cpu = max(result.milli_cpu - gated.milli_cpu, 0.0)
-    result.memory = max(result.memory - gated.memory, 0.0)
-    if resource.scalars and gated.scalars and result.scalars is not None:
-        for name, amount in resource.scalars.items():
-            if name in gated.scalars:
-                result.scalars[name] = max(amount - gated.scalars[name], 0.0)
-    return result
-
-
-def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
-    """The part of a running job's ``minResources`` not yet allocated (``util.GetInqueueResource``)."""
-    if job.pod_group is None or job.pod_group.spec.min_resources is None:
-        return Resource()
-    names = list(job.pod_group.spec.min_resources)
-    minimum = job.min_resources()
-    inqueue = Resource()
-    for name in names:
-        if name == CPU:
-            reserved = minimum.milli_cpu - allocated.milli_cpu
-            if reserved > 0:
-                inqueue.milli_cpu = reserved
-        elif name == MEMORY:
-            reserved = minimum.memory - allocated.memory
-            if reserved > 0:
-                inqueue.memory = reserved
-        elif name == PODS:
-            reserved = minimum.get(PODS) - allocated.get(PODS)
-            if reserved > 0:
-                inqueue.set_scalar(PODS, reserved)
-        else:
-            if name.startswith("count/") or not is_scalar_resource_name(name):
-                continue
-            wanted = minimum.get(name)
-            if not allocated.has_scalar(name):
-                inqueue.set_scalar(name, wanted)
-            elif wanted - allocated.get(name) > 0:
-                inqueue.set_scalar(name, wanted - allocated.get(name))
-    return inqueue
 
 
 class OvercommitPlugin:
@@ -140,8 +77,10 @@ class OvercommitPlugin:
         self.total_resource = Resource()
         self.idle_resource = Resource()
         self.inqueue_resource = Resource()
+        self._ssn: Session | None = None
 
     def on_session_open(self, ssn: Session) -> None:
+        self._ssn = ssn
         factor = self.arguments.get_float(OVERCOMMIT_FACTOR, DEFAULT_OVERCOMMIT_FACTOR)
         if factor < 1.0:
             logger.warning(
@@ -182,11 +121,10 @@ class OvercommitPlugin:
         fits, names = wanted.less_equal_with_dimension_and_resources_name(self.idle_resource, minimum)
         if fits:
             return PERMIT
-        logger.info(
-            "reject job <{}> to be inqueue: {}",
-            job.uid,
-            format_resource_names("resource in cluster is overused", "overused", names),
-        )
+        message = format_resource_names("resource in cluster is overused", "overused", names)
+        logger.info("reject job <{}> to be inqueue: {}", job.uid, message)
+        if self._ssn is not None:
+            record_unschedulable(self._ssn, job, message)
         return REJECT
 
     def job_enqueued(self, job: JobInfo) -> None:
@@ -195,6 +133,7 @@ class OvercommitPlugin:
         self.inqueue_resource.add(deduct_sch_gated_resources(job, job.min_resources()))
 
     def on_session_close(self, ssn: Session) -> None:
+        self._ssn = None
         self.total_resource = Resource()
         self.idle_resource = Resource()
         self.inqueue_resource = Resource()

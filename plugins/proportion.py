@@ -31,14 +31,17 @@ Extension points (flag):
   ``enabledAllocatable``) and ``simulate_allocatable`` (``enabledAllocatable``) read and update;
 * event handlers: allocate/pipeline add the task's request to its queue, evict/undo subtract it.
 
-Differences from Volcano: no metrics; a job refused for lack of quota is logged ("queue resource
-quota insufficient: insufficient cpu") instead of recorded as a Kubernetes event (the session has
-no event recorder); a queue without attributes (no job) answers share 0 in ``queue_order``, False
-in ``overused``/``allocatable``/``preemptive`` and Permit in ``job_enqueueable`` where Volcano would
-dereference nil; a job whose queue is missing is skipped; the attributes stay readable after
-``on_session_close``. A queue whose state is empty counts as Open (``QueueInfo.is_open``);
-Volcano requires the state ``Open``. No scalar resource is ignored as a shared device in
-``inqueue`` (fumarole has no device-share plugins).
+A job refused for lack of quota gets a ``Normal`` / ``Unschedulable`` event on its PodGroup
+("queue resource quota insufficient: insufficient cpu"), also logged at INFO. The per-job usage,
+``GetInqueueResource``, the gated-task deduction and ``helpers.Max`` are shared with capacity and
+overcommit (``fumarole.plugins.util``).
+
+Differences from Volcano: no metrics; a queue without attributes (no job) answers share 0 in
+``queue_order``, False in ``overused``/``allocatable``/``preemptive`` and Permit in
+``job_enqueueable`` where Volcano would dereference nil; a job whose queue is missing is skipped;
+the attributes stay readable after ``on_session_close``. A queue whose state is empty counts as
+Open (``QueueInfo.is_open``); Volcano requires the state ``Open``. No scalar resource is ignored as
+a shared device in ``inqueue`` (fumarole has no device-share plugins).
 """
 
 from __future__ import annotations
@@ -48,20 +51,16 @@ from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from fumarole.framework.api.resource import (
-    CPU,
-    MEMORY,
-    PODS,
-    ZERO,
-    DimensionDefault,
-    Resource,
-    exceeded_part,
-    is_scalar_resource_name,
-    share,
-)
-from fumarole.framework.api.task_status import TaskStatus, allocated_status
+from fumarole.framework.api.resource import ZERO, DimensionDefault, Resource, exceeded_part, share
 from fumarole.framework.api.types import PERMIT, REJECT
 from fumarole.framework.interface import Arguments, Event, EventHandler
+from fumarole.plugins.util import (
+    deduct_sch_gated_resources,
+    format_resource_names,
+    job_usage,
+    record_unschedulable,
+    resource_max,
+)
 from loguru import logger
 
 if TYPE_CHECKING:
@@ -77,10 +76,6 @@ STATE_KEY = "proportionState"
 
 MAX_FLOAT64 = sys.float_info.max
 """``math.MaxFloat64``: an unlimited cpu or memory capability."""
-
-QUEUE_ALLOCATION_GATE = "scheduling.volcano.sh/queue-allocation-gate"
-POD_GROUP_INQUEUE = "Inqueue"
-POD_GROUP_RUNNING = "Running"
 
 
 class QueueAttr:
@@ -157,22 +152,6 @@ class ProportionState:
 
 
 # ---------------------------------------------------------------------------------------- helpers
-def resource_max(left: Resource, right: Resource) -> Resource:
-    """``helpers.Max``: per-dimension maximum; negative scalars are dropped; no max_task_num."""
-    result = Resource(max(left.milli_cpu, right.milli_cpu), max(left.memory, right.memory))
-    if left.scalars is None and right.scalars is None:
-        return result
-    scalars: dict[str, float] = {}
-    for name, amount in (left.scalars or {}).items():
-        if amount >= 0:
-            scalars[name] = amount
-    for name, amount in (right.scalars or {}).items():
-        if amount >= 0:
-            scalars[name] = max(amount, scalars.get(name, 0.0))
-    result.scalars = scalars
-    return result
-
-
 def semantic_equal(left: Resource, right: Resource) -> bool:
     """``equality.Semantic.DeepEqual`` of two resources: exact values, same scalar names (an absent
     map equals an empty one), same max_task_num."""
@@ -182,70 +161,6 @@ def semantic_equal(left: Resource, right: Resource) -> bool:
         and left.max_task_num == right.max_task_num
         and (left.scalars or {}) == (right.scalars or {})
     )
-
-
-def inqueue_resource(job: JobInfo, allocated: Resource) -> Resource:
-    """minResources not yet covered by ``allocated``, on minResources' own names
-    (``util.GetInqueueResource``)."""
-    pod_group = job.pod_group
-    if pod_group is None or pod_group.spec.min_resources is None:
-        return Resource()
-    names = pod_group.spec.min_resources
-    minimum = Resource.from_list(names)
-    inqueue = Resource()
-    for name in names:
-        if name == CPU:
-            reserved = minimum.milli_cpu - allocated.milli_cpu
-            if reserved > 0:
-                inqueue.milli_cpu = reserved
-        elif name == MEMORY:
-            reserved = minimum.memory - allocated.memory
-            if reserved > 0:
-                inqueue.memory = reserved
-        elif name == PODS:
-            reserved = minimum.get(PODS) - allocated.get(PODS)
-            if reserved > 0:
-                inqueue.set_scalar(PODS, reserved)
-        else:
-            if name.startswith("count/") or not is_scalar_resource_name(name):
-                continue
-            if inqueue.scalars is None:
-                inqueue.scalars = {}
-            wanted = minimum.get(name)
-            if not allocated.has_scalar(name):
-                inqueue.scalars[name] = wanted
-            else:
-                reserved = wanted - allocated.get(name)
-                if reserved > 0:
-                    inqueue.scalars[name] = reserved
-    return inqueue
-
-
-def _only_volcano_gate(task: TaskInfo) -> bool:
-    pod = task.pod
-    if pod is None:
-        return False
-    gates = pod.spec.scheduling_gates
-    return len(gates) == 1 and gates[0].name == QUEUE_ALLOCATION_GATE
-
-
-def deduct_sch_gated_resources(job: JobInfo, res: Resource) -> Resource:
-    """``JobInfo.DeductSchGatedResources``: take off the requests of scheduling-gated tasks (tasks
-    gated only by Volcano's queue-allocation gate stay counted), never below zero."""
-    gated = Resource()
-    for task in job.tasks.values():
-        if task.sch_gated and not _only_volcano_gate(task):
-            gated.add(task.resreq)
-    if gated.is_empty():
-        return res
-    result = res.clone()
-    result.milli_cpu = max(result.milli_cpu - gated.milli_cpu, 0.0)
-    result.memory = max(result.memory - gated.memory, 0.0)
-    if res.scalars is not None and result.scalars is not None:
-        for name, amount in res.scalars.items():
-            if gated.has_scalar(name):
-                result.scalars[name] = max(amount - gated.get(name), 0.0)
-    return result
 
 
 def _total_request(candidates: Iterable[TaskInfo | None]) -> Resource:
@@ -288,26 +203,11 @@ class ProportionPlugin:
                     continue
                 attr = self._new_queue_attr(queue)
                 self.queue_opts[job.queue] = attr
-            for status, tasks in job.task_status_index.items():
-                if allocated_status(status):
-                    for task in tasks.values():
-                        attr.allocated.add(task.resreq)
-                        attr.request.add(task.resreq)
-                elif status == TaskStatus.PENDING:
-                    for task in tasks.values():
-                        attr.request.add(task.resreq)
-            pod_group = job.pod_group
-            has_min = job.has_min_resources()
-            if job.phase == POD_GROUP_INQUEUE and has_min:
-                attr.inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
-            if (
-                job.phase == POD_GROUP_RUNNING
-                and has_min
-                and pod_group is not None
-                and job.allocated_task_num() >= pod_group.spec.min_member
-            ):
-                attr.inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
-            attr.elastic.add(job.elastic_resources())
+            usage = job_usage(job)
+            attr.allocated.add(usage.allocated)
+            attr.request.add(usage.request)
+            attr.inqueue.add(usage.inqueue)
+            attr.elastic.add(usage.elastic)
             logger.trace("proportion: {}", attr)
 
     def _new_queue_attr(self, queue: QueueInfo) -> QueueAttr:
@@ -483,10 +383,9 @@ class ProportionPlugin:
         fits, names = total.less_equal_with_dimension_and_resources_name(attr.real_capability, min_req)
         if fits:
             return PERMIT
-        message = "queue resource quota insufficient"
-        if names:
-            message += ": " + ", ".join(f"insufficient {name}" for name in names)
+        message = format_resource_names("queue resource quota insufficient", "insufficient", names)
         logger.info("reject job <{}> to be inqueue: {}", job.uid, message)
+        record_unschedulable(ssn, job, message)
         return REJECT
 
     def _job_enqueued(self, job: JobInfo) -> None:

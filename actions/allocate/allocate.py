@@ -20,7 +20,9 @@ statement applied in the session, neither committed nor discarded (Volcano's rul
 show as pipelined and their resources stay reserved for the rest of the cycle.
 
 Arguments (``configurations: [{name: allocate, arguments: {...}}]``): ``predicateErrorCacheEnable``
-(default true; ``enablePredicateErrorCache`` is accepted as a synonym).
+(default true; ``enablePredicateErrorCache`` is accepted as a synonym and wins when both are given),
+a boolean as Volcano's ``GetBool`` reads it (a YAML boolean or a ``strconv.ParseBool`` string such as
+``"true"``, ``"0"``, ``"F"``); any other value or key is rejected with the file and the key.
 
 Deliberate differences: hypernodes tied on score are chosen by the session's seeded generator (Go
 picks by map order); for a job with a hard topology, every hypernode tried and why it failed is kept
@@ -39,15 +41,16 @@ from fumarole.framework.api.resource import ZERO
 from fumarole.framework.api.types import SearchPurpose
 from fumarole.framework.statement import Statement, StatementError
 from fumarole.framework.util.priority_queue import PriorityQueue
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from ..util import (
+    PredicateErrorCacheArguments,
     PredicateHelper,
     nominated_node_name,
     prioritize_nodes,
     select_best_node,
     set_nominated_node_name,
     split_by_fit,
+    valid_job_queue,
 )
 from . import explain
 from .recorder import Recorder
@@ -62,17 +65,8 @@ if TYPE_CHECKING:
     from fumarole.framework.session import Session
 
 
-class AllocateArguments(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    predicate_error_cache_enable: StrictBool = Field(True, alias="predicateErrorCacheEnable")
-    enable_predicate_error_cache: StrictBool | None = Field(None, alias="enablePredicateErrorCache")
-
-    @property
-    def error_cache(self) -> bool:
-        if self.enable_predicate_error_cache is not None:
-            return self.enable_predicate_error_cache
-        return self.predicate_error_cache_enable
+class AllocateArguments(PredicateErrorCacheArguments):
+    """The allocate (and backfill) action's arguments: the predicate error cache switch only."""
 
 
 def find_hyper_node_for_node(ssn: Session, node_name: str) -> str:
@@ -135,10 +129,7 @@ class AllocateAction:
                 if enqueue_configured:
                     continue
                 job.phase = POD_GROUP_INQUEUE
-            result = ssn.job_valid(job)
-            if result is not None and not result.passed:
-                continue
-            if job.queue not in ssn.queues:
+            if valid_job_queue(ssn, job) is None:
                 continue
             if not ssn.hyper_nodes_ready_to_schedule and job.contains_network_topology():
                 continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from fumarole.framework.api.task_info import has_only_queue_allocation_gate
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.util.priority_queue import PriorityQueue
 
@@ -20,12 +21,10 @@ if TYPE_CHECKING:
     from fumarole.framework.api.task_info import TaskInfo
     from fumarole.framework.session import Session
 
-VOLCANO_GATE = "volcano.sh/queue-allocation-gate"
-
 
 def only_volcano_gate(task: TaskInfo) -> bool:
-    gates = task.pod.spec.scheduling_gates if task.pod is not None else []
-    return len(gates) == 1 and gates[0].name == VOLCANO_GATE
+    """``HasOnlyVolcanoSchedulingGate`` of the task's pod."""
+    return has_only_queue_allocation_gate(task.pod)
 
 
 @dataclass

@@ -24,30 +24,14 @@ the key (the two minimums may not both be 0, as the Kubernetes scheduler's Defau
 
 from __future__ import annotations
 
-from typing import Annotated
+from pydantic import Field, StrictInt, model_validator
 
-from fumarole.framework.api.task_info import parse_go_bool
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, model_validator
-
-
-def _go_bool(raw: object) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str):
-        parsed = parse_go_bool(raw)
-        if parsed is not None:
-            return parsed
-    raise ValueError(f"expected a boolean, got {raw!r}")
+from ..util.arguments import GoBool, PredicateErrorCacheArguments
 
 
-GoBool = Annotated[bool, BeforeValidator(_go_bool)]
+class PreemptArguments(PredicateErrorCacheArguments):
+    """The preempt action's arguments: the predicate error cache switch and topology-aware preemption."""
 
-
-class PreemptArguments(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    predicate_error_cache_enable: GoBool = Field(True, alias="predicateErrorCacheEnable")
-    enable_predicate_error_cache: GoBool | None = Field(None, alias="enablePredicateErrorCache")
     enable_topology_aware_preemption: GoBool = Field(False, alias="enableTopologyAwarePreemption")
     topology_aware_preempt_worker_num: StrictInt = Field(16, alias="topologyAwarePreemptWorkerNum", ge=1)
     min_candidate_nodes_percentage: StrictInt = Field(10, alias="minCandidateNodesPercentage", ge=0, le=100)
@@ -67,13 +51,6 @@ class PreemptArguments(BaseModel):
                 f"minCandidateNodesAbsolute ({self.min_candidate_nodes_absolute})"
             )
         return self
-
-    @property
-    def error_cache(self) -> bool:
-        """``enablePredicateErrorCache`` when given, else ``predicateErrorCacheEnable``."""
-        if self.enable_predicate_error_cache is not None:
-            return self.enable_predicate_error_cache
-        return self.predicate_error_cache_enable
 
     def num_candidates(self, num_nodes: int) -> int:
         """``calculateNumCandidates``: clamp(nodes × percentage / 100, min, max), at most the nodes."""

@@ -42,7 +42,7 @@ from fumarole.framework.api.fit_errors import FitError
 from fumarole.framework.api.task_status import TaskStatus, preemptable_status
 from fumarole.framework.util.priority_queue import PriorityQueue
 
-from ..util import PredicateHelper, PredicateMode, nominated_node_name
+from ..util import PredicateHelper, PredicateMode, admitted_job_queue, nominated_node_name
 from .arguments import PreemptArguments
 from .normal import TaskFilter, normal_preempt
 from .topology_aware import pod_priority, topology_aware_preempt
@@ -98,6 +98,16 @@ def ineligible_reason(ssn: Session, preemptor: TaskInfo) -> str | None:
     return None
 
 
+def may_be_victim_of(preemptor: TaskInfo, task: TaskInfo) -> bool:
+    """The rules both phases' filters start with: the task is Bound or Running
+    (``PreemptableStatus``), is preemptable, and is best-effort when the preemptor is."""
+    if not preemptable_status(task.status):
+        return False
+    if preemptor.best_effort and not task.best_effort:
+        return False
+    return task.preemptable
+
+
 class PreemptAction:
     name = "preempt"
     arguments_model = PreemptArguments
@@ -111,12 +121,7 @@ class PreemptAction:
         tasks: dict[str, PriorityQueue[TaskInfo]] = {}
         under_request: dict[str, list[JobInfo]] = {}
         for job in ssn.jobs.values():
-            if job.is_pending():
-                continue
-            result = ssn.job_valid(job)
-            if result is not None and not result.passed:
-                continue
-            if job.queue not in ssn.queues:
+            if admitted_job_queue(ssn, job) is None:
                 continue
             if not ssn.job_starving(job):
                 continue
@@ -165,11 +170,7 @@ class PreemptAction:
     @staticmethod
     def _between_jobs(ssn: Session, preemptor: TaskInfo, preemptor_job: JobInfo) -> TaskFilter:
         def allowed(task: TaskInfo) -> bool:
-            if not preemptable_status(task.status):
-                return False
-            if preemptor.best_effort and not task.best_effort:
-                return False
-            if not task.preemptable:
+            if not may_be_victim_of(preemptor, task):
                 return False
             job = ssn.jobs.get(task.job)
             if job is None:
@@ -181,13 +182,7 @@ class PreemptAction:
     @staticmethod
     def _within_job(preemptor: TaskInfo) -> TaskFilter:
         def allowed(task: TaskInfo) -> bool:
-            if not preemptable_status(task.status):
-                return False
-            if preemptor.best_effort and not task.best_effort:
-                return False
-            if not task.preemptable:
-                return False
-            return preemptor.job == task.job
+            return may_be_victim_of(preemptor, task) and preemptor.job == task.job
 
         return allowed
 

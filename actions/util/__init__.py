@@ -1,19 +1,27 @@
 """Helpers shared by the actions: predicate passes over many nodes, node scoring and selection,
-victim validation (``pkg/scheduler/util/{predicate_helper,scheduler_helper}.go``)."""
+victim validation (``pkg/scheduler/util/{predicate_helper,scheduler_helper}.go``), which jobs an
+action works on, and the arguments' Go booleans and predicate error cache switch."""
 
+from .arguments import GoBool, PredicateErrorCacheArguments, go_bool
+from .jobs import admitted_job_queue, valid_job_queue
 from .nomination import nominated_node_name, set_nominated_node_name
 from .predicate_helper import PredicateHelper, PredicateMode
 from .scoring import prioritize_nodes, select_best_node, sort_nodes_by_score, split_by_fit
 from .victims import validate_victims
 
 __all__ = [
+    "GoBool",
+    "PredicateErrorCacheArguments",
     "PredicateHelper",
-    "nominated_node_name",
-    "set_nominated_node_name",
     "PredicateMode",
+    "admitted_job_queue",
+    "go_bool",
+    "nominated_node_name",
     "prioritize_nodes",
     "select_best_node",
+    "set_nominated_node_name",
     "sort_nodes_by_score",
     "split_by_fit",
+    "valid_job_queue",
     "validate_victims",
 ]

@@ -26,7 +26,6 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 import numpy as np
-
 from fumarole.framework.api.fit_errors import Code, FitError, FitErrors, Status
 from fumarole.framework.api.resource import MIN_RESOURCE
 
@@ -84,7 +83,9 @@ class _Failures:
         out: dict[str, FitError] = {}
         for rows, short in zip(self.short_rows, self.short_names, strict=True):
             for row, name in zip(rows.tolist(), short.tolist(), strict=True):
-                out[names[row]] = FitError(task, names[row], [Status(Code.UNSCHEDULABLE, f"Insufficient {name}")])
+                out[names[row]] = FitError(
+                    task, names[row], [Status(Code.UNSCHEDULABLE, f"Insufficient {name}")]
+                )
         for row, error in self.errors.items():
             out[names[row]] = error
         return out
@@ -107,7 +108,11 @@ class PredicateHelper:
         short = values - available >= MIN_RESOURCE
         failing = short.any(axis=1)
         first = np.argmax(short[failing], axis=1)
-        names = np.asarray(table.resources, dtype=object)[cols[first]] if len(first) else np.zeros(0, dtype=object)
+        names = (
+            np.asarray(table.resources, dtype=object)[cols[first]]
+            if len(first)
+            else np.zeros(0, dtype=object)
+        )
         return rows[~failing], rows[failing], names
 
     def predicate_nodes(
@@ -133,7 +138,9 @@ class PredicateHelper:
         cached = self._cache.get(group) if use_cache else None
         candidates = ordered
         if cached is not None and cached.rows:
-            keep = np.fromiter((row not in cached.rows for row in ordered.tolist()), dtype=bool, count=len(ordered))
+            keep = np.fromiter(
+                (row not in cached.rows for row in ordered.tolist()), dtype=bool, count=len(ordered)
+            )
             candidates = ordered[keep]
             failures.merge(cached)
         fresh = _Failures()

@@ -39,7 +39,9 @@ def prioritize_nodes(ssn: Session, task: TaskInfo, rows: np.ndarray) -> np.ndarr
         reduced = ssn.node_order_reduce_fn(task, plugin_scores)
         if reduced:
             names = ssn.node_table.names
-            total += np.fromiter((reduced.get(names[r], 0.0) for r in rows.tolist()), dtype=np.float64, count=size)
+            total += np.fromiter(
+                (reduced.get(names[r], 0.0) for r in rows.tolist()), dtype=np.float64, count=size
+            )
         total += order_scores
     else:
         order_fns = [fn for tier in ssn.enabled_fns("node_order") for fn in tier]

@@ -32,9 +32,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.resource import INFINITY, ZERO, Resource, exceeded_part
+from fumarole.plugins.util import job_usage, resource_max
 from loguru import logger
 
-from .queue_attrs import QueueAttr, guarantee_of, job_usage, resource_max, update_share
+from .queue_attrs import QueueAttr, guarantee_of, update_share
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo

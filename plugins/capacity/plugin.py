@@ -32,6 +32,11 @@ simulate_allocatable        enabledAllocatable      ``allocatable`` against that
 event handlers              (none)                  allocated ± request, share of the task's queue
 ==========================  ======================  ==================================================
 
+A quota refusal in job_enqueueable records a ``Normal`` / ``Unschedulable`` event on the job's PodGroup
+(``queue resource quota insufficient: insufficient <dims>``), also logged at INFO. The per-job
+usage, ``GetInqueueResource``, the gated-task deduction and ``helpers.Max`` are shared with
+proportion and overcommit (``fumarole.plugins.util``).
+
 "Not ready" means the hierarchical build failed (``hierarchy.py``): then every point above refuses
 and queue_order / victim_queue_order are not registered, exactly as upstream.
 
@@ -50,8 +55,6 @@ Deliberate differences:
 * Flat mode only has attributes for queues holding a job; asked about another queue (upstream
   would dereference nil) queue_order answers 0, allocatable / preemptive answer False and
   job_enqueueable Reject.
-* The ``Unschedulable`` PodGroup event upstream records when quota refuses a job is logged
-  (INFO, ``queue resource quota insufficient: insufficient <dims>``).
 * Metrics are not exported.
 """
 
@@ -63,6 +66,7 @@ from typing import TYPE_CHECKING, Any
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.types import PERMIT, REJECT, EvictionContext, EvictionKind
 from fumarole.framework.interface import Arguments, Event, EventHandler
+from fumarole.plugins.util import deduct_sch_gated_resources, format_resource_names, record_unschedulable
 from loguru import logger
 
 from .arguments import (
@@ -77,8 +81,6 @@ from .queue_attrs import (
     build_flat_queue_attrs,
     clone_all,
     compare_share_with_deserved,
-    deduct_sch_gated_resources,
-    format_resource_names,
     update_share,
 )
 from .victims import ReclaimVictimSelector
@@ -399,6 +401,7 @@ class CapacityPlugin:
             if not enqueueable:
                 message = format_resource_names("queue resource quota insufficient", "insufficient", names)
                 logger.info("[capacity] PodGroup {} Unschedulable: {}", job.uid, message)
+                record_unschedulable(self.ssn, job, message)
                 return REJECT
         return PERMIT
 

@@ -44,7 +44,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fumarole.framework.api.task_info import parse_go_bool
+from fumarole.framework.api.go_bool import GoBool
 from fumarole.policies.affinity_cache import DEFAULT_TTL_SECONDS
 from fumarole.policies.fault.tracker import DEFAULT_GRACE_OVER_TIME
 from loguru import logger
@@ -108,16 +108,6 @@ def parse_duration(raw: object) -> float:
     return total
 
 
-def _go_bool(raw: object) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str):
-        parsed = parse_go_bool(raw)
-        if parsed is not None:
-            return parsed
-    raise ValueError(f"expected a boolean, got {raw!r}")
-
-
 def _number(raw: object) -> float:
     if isinstance(raw, bool):
         raise ValueError(f"expected a number, got {raw!r}")
@@ -138,7 +128,6 @@ def _integer(raw: object) -> int:
     raise ValueError(f"expected an integer, got {raw!r}")
 
 
-GoBool = Annotated[bool, BeforeValidator(_go_bool)]
 Duration = Annotated[float, BeforeValidator(parse_duration)]
 Number = Annotated[float, BeforeValidator(_number)]
 Integer = Annotated[int, BeforeValidator(_integer)]

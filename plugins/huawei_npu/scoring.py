@@ -45,4 +45,3 @@ def prefer_previous_node(
     if is_previous.any():
         out[int(np.argmax(is_previous))] = boosted
     return out
-

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.cache.objects import Pod
 

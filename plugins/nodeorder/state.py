@@ -33,6 +33,7 @@ import numpy as np
 from fumarole.framework.api.labels import LabelSelector, Requirement
 from fumarole.framework.api.resource import CPU, GPU_RESOURCE_NAME, MEMORY, Resource
 from fumarole.framework.interface import Event, EventHandler
+from fumarole.plugins.util.namespaces import namespace_labels
 
 if TYPE_CHECKING:
     from fumarole.framework.api.task_info import TaskInfo
@@ -131,22 +132,26 @@ def pod_requests(task: TaskInfo) -> tuple[np.ndarray, np.ndarray]:
 class AffinityTerm:
     """``framework.AffinityTerm``: namespaces, selector, topology key (namespace selector resolved).
 
-    Namespaces are not modelled in fumarole; a namespace is treated as existing with no labels, so
-    a namespace selector selects every namespace when it matches an empty label set, else none.
-    Terms compare and hash by value (``selector_key``), so identical terms share cached counts.
+    A namespace selector is evaluated against the labels every namespace is assumed to have
+    (``fumarole.plugins.util.namespaces``), as the predicates plugin does. Terms compare and hash
+    by value (``selector_key``, ``namespace_selector_key``), so identical terms share cached counts.
     """
 
     namespaces: frozenset[str]
-    all_namespaces: bool
+    namespace_selector_key: tuple[object, ...] | None
     selector_key: tuple[object, ...] | None
     topology_key: str
     selector: LabelSelector | None = field(compare=False, hash=False)
     """None = the term has no label selector and matches no pod (``labels.Nothing()``)."""
+    namespace_selector: LabelSelector | None = field(default=None, compare=False, hash=False)
+    """None = no namespace selector (only ``namespaces`` are in scope)."""
 
     def matches(self, namespace: str, labels: dict[str, str]) -> bool:
-        if not (self.all_namespaces or namespace in self.namespaces):
-            return False
-        return self.selector is not None and self.selector.matches(labels)
+        in_scope = namespace in self.namespaces or (
+            self.namespace_selector is not None
+            and self.namespace_selector.matches(namespace_labels(namespace))
+        )
+        return in_scope and self.selector is not None and self.selector.matches(labels)
 
 
 @dataclass(frozen=True)
@@ -169,10 +174,18 @@ def affinity_term(owner_namespace: str, term: PodAffinityTerm) -> AffinityTerm:
         namespaces = frozenset({owner_namespace})
     else:
         namespaces = frozenset(term.namespaces)
-    all_namespaces = term.namespace_selector is not None and term.namespace_selector.to_selector().matches({})
+    namespace_model = term.namespace_selector
+    namespace_selector = None if namespace_model is None else namespace_model.to_selector()
     model = term.label_selector
     selector = None if model is None else model.to_selector()
-    return AffinityTerm(namespaces, all_namespaces, _selector_key(model), term.topology_key, selector)
+    return AffinityTerm(
+        namespaces,
+        _selector_key(namespace_model),
+        _selector_key(model),
+        term.topology_key,
+        selector,
+        namespace_selector,
+    )
 
 
 def weighted_terms(owner_namespace: str, terms: list[WeightedPodAffinityTerm]) -> tuple[WeightedTerm, ...]:

@@ -28,23 +28,8 @@ Booleans follow ``Arguments.GetBool``: a YAML boolean or a string ``strconv.Pars
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fumarole.framework.api.task_info import parse_go_bool
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt
-
-
-def _go_bool(raw: object) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str):
-        parsed = parse_go_bool(raw)
-        if parsed is not None:
-            return parsed
-    raise ValueError(f"expected a boolean, got {raw!r}")
-
-
-GoBool = Annotated[bool, BeforeValidator(_go_bool)]
+from fumarole.framework.api.go_bool import GoBool
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 
 class ShapePoint(BaseModel):

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from fumarole.framework.api.labels import LabelSelector
 from fumarole.framework.cache.objects import Pod, PodAffinityTerm
+from fumarole.plugins.util.namespaces import namespace_labels
 
 from .node_columns import NodeColumns
 from .selectors import SelectorError, pod_label_selector, selector_key
@@ -56,17 +57,11 @@ NAME = "InterPodAffinity"
 REASON_AFFINITY = "node(s) didn't match pod affinity rules"
 REASON_ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
 REASON_EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
-NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"
 
 PASS, FAIL_AFFINITY, FAIL_ANTI_AFFINITY, FAIL_EXISTING = 0, 1, 2, 3
 
 Pair = tuple[str, str]
 """A topology pair (label key, label value)."""
-
-
-def namespace_labels(namespace: str) -> dict[str, str]:
-    """The labels fumarole assumes every namespace has."""
-    return {NAMESPACE_NAME_LABEL: namespace}
 
 
 @dataclass(frozen=True)

@@ -336,8 +336,7 @@ FILES: dict[str, str] = {
         ),
         pytest.param(
             [*BASE, "--snapshot", "bad-pod.yaml"],
-            "bad-pod.yaml: Pod ns/x: spec.containers[0].resources.requests.cpu: invalid "
-            "quantity 'abc'",
+            "bad-pod.yaml: Pod ns/x: spec.containers[0].resources.requests.cpu: invalid quantity 'abc'",
             id="snapshot-bad-quantity",
         ),
         pytest.param(
@@ -358,8 +357,7 @@ FILES: dict[str, str] = {
         ),
         pytest.param(
             [*BASE, "--then", "then-grow.yaml", "--then", "bad-pod.yaml"],
-            "bad-pod.yaml: Pod ns/x: spec.containers[0].resources.requests.cpu: invalid "
-            "quantity 'abc'",
+            "bad-pod.yaml: Pod ns/x: spec.containers[0].resources.requests.cpu: invalid quantity 'abc'",
             id="changes-bad-object",
         ),
         pytest.param(

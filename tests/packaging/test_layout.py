@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TOP = {"fumarole": "fumarole", "framework": "fumarole.framework", "actions": "fumarole.actions",
-       "plugins": "fumarole.plugins", "policies": "fumarole.policies", "simulator": "fumarole.simulator"}
+TOP = {
+    "fumarole": "fumarole",
+    "framework": "fumarole.framework",
+    "actions": "fumarole.actions",
+    "plugins": "fumarole.plugins",
+    "policies": "fumarole.policies",
+    "simulator": "fumarole.simulator",
+}
 
 
 def declared_packages() -> set[str]:

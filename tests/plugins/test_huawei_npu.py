@@ -935,6 +935,45 @@ def test_allocation_writes_the_chips_to_the_pod_and_rollback_removes_them() -> N
     assert handler_of(ssn).affinity_cache.size() == 0
 
 
+@pytest.mark.parametrize(
+    ("cached", "allocate", "commit", "expected"),
+    [
+        pytest.param({}, ["job-a-worker-0"], False, {}, id="first-entry-of-an-unconfirmed-placement-removed"),
+        pytest.param(
+            {"0": "n9"},
+            ["job-a-worker-0"],
+            False,
+            {0: "n9"},
+            id="unconfirmed-restores-the-old-node",
+        ),
+        pytest.param(
+            {"0": "n9"},
+            ["job-a-worker-0", "job-a-worker-1"],
+            True,
+            {0: "n1", 1: "n2"},
+            id="committed-placements-kept",
+        ),
+    ],
+)
+def test_placements_not_committed_in_the_session_leave_no_cache_entry(
+    cached: dict[str, str], allocate: list[str], commit: bool, expected: dict[int, str]
+) -> None:
+    """A gang left Allocated (not ready, neither committed nor discarded) was never bound: at
+    session close its cache entries are rolled back, so the rank's real node is not overwritten."""
+    h = harness([npu_node("n1"), npu_node("n2"), *job_objects(tasks=2)])
+    ssn = h.open_session()
+    for rank, node in cached.items():
+        handler_of(ssn).affinity_cache.record_assignment("owner-a", rank, node, now=0.0)
+    tasks = tasks_by_name(ssn)
+    stmt = ssn.statement()
+    for name, node in zip(allocate, ["n1", "n2"], strict=False):
+        stmt.allocate(tasks[name], ssn.nodes[node])
+    if commit:
+        stmt.commit()
+    ssn.close()
+    assert handler_of(ssn).affinity_cache.get_preferred_node_map("owner-a") == expected
+
+
 def test_whole_node_allocation_writes_the_real_chips_and_the_device_configuration() -> None:
     ssn = harness([npu_node("n1"), *job_objects(tasks=1)]).open_session()
     task = tasks_by_name(ssn)["job-a-worker-0"]

@@ -585,6 +585,12 @@ DB_BY_HOST = {"labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "k
         pytest.param(web_by_zone(namespaces=["ns2"]), [0, 110, 200, 166], id="explicit-namespaces"),
         # an empty namespace selector selects every namespace: z1 -20, z2 +20 -> a -20, b 0, c 16, d 0
         pytest.param(web_by_zone(namespaceSelector={}), [0, 110, 200, 110], id="all-namespaces"),
+        # namespaces carry the label kubernetes.io/metadata.name, as in the predicates plugin
+        pytest.param(
+            web_by_zone(namespaceSelector={"matchLabels": {"kubernetes.io/metadata.name": "ns2"}}),
+            [0, 110, 200, 166],
+            id="namespace-selected-by-its-name-label",
+        ),
     ],
 )
 def test_inter_pod_affinity(web_term: dict[str, Any], expected: list[int]) -> None:

@@ -29,10 +29,9 @@ from fumarole.plugins.proportion import (
     STATE_KEY,
     ProportionPlugin,
     ProportionState,
-    inqueue_resource,
-    resource_max,
     semantic_equal,
 )
+from fumarole.plugins.util import inqueue_resource, resource_max
 
 
 class NoopAction:

@@ -29,7 +29,6 @@ from typing import Any
 
 import pytest
 import yaml
-
 from fumarole.framework.cache import ClusterCache, apply_decisions
 from fumarole.framework.cache.codec import parse_text
 from fumarole.framework.conf import parse_conf
@@ -39,7 +38,18 @@ from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.settings import Settings
 
 HERE = Path(__file__).parent
-KNOWN_KEYS = {"name", "source", "conf", "defaulting", "seed", "cycles", "objects", "expect", "expect_cycles", "note"}
+KNOWN_KEYS = {
+    "name",
+    "source",
+    "conf",
+    "defaulting",
+    "seed",
+    "cycles",
+    "objects",
+    "expect",
+    "expect_cycles",
+    "note",
+}
 EXPECT_KEYS = {"binds", "bind_count", "evictions", "evict_count", "pipelined", "podgroups"}
 
 
@@ -60,7 +70,9 @@ def load_scenarios() -> list[Any]:
 def run_scenario(document: dict[str, Any], path: Path) -> list[CycleDecisions]:
     registry = Registry()
     conf = parse_conf(
-        yaml.safe_dump(document["conf"]), f"{path}:{document.get('name')}", registry,
+        yaml.safe_dump(document["conf"]),
+        f"{path}:{document.get('name')}",
+        registry,
         apply_defaults=document.get("defaulting", True),
     )
     settings = Settings(seed=document.get("seed", 0))
