@@ -19,11 +19,23 @@ def generate(nodes: int, pods: int, seed: int) -> list[dict]:
     rng = random.Random(seed)
     objects: list[dict] = []
     for name, value in (("high", 1000), ("normal", 100), ("low", 10)):
-        objects.append({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
-                        "metadata": {"name": name}, "value": value})
+        objects.append(
+            {
+                "apiVersion": "scheduling.k8s.io/v1",
+                "kind": "PriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+            }
+        )
     for name, weight in (("research", 2), ("production", 3), ("batch", 1)):
-        objects.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
-                        "metadata": {"name": name}, "spec": {"weight": weight}})
+        objects.append(
+            {
+                "apiVersion": "scheduling.volcano.sh/v1beta1",
+                "kind": "Queue",
+                "metadata": {"name": name},
+                "spec": {"weight": weight},
+            }
+        )
     gpu_nodes = nodes // 5
     free: list[list[float]] = []
     for index in range(nodes):
@@ -31,11 +43,20 @@ def generate(nodes: int, pods: int, seed: int) -> list[dict]:
         allocatable = {"cpu": "64", "memory": "256Gi", "pods": "110"}
         if gpu:
             allocatable["nvidia.com/gpu"] = "8"
-        objects.append({"apiVersion": "v1", "kind": "Node",
-                        "metadata": {"name": f"node-{index:04d}",
-                                     "labels": {"node-type": "gpu" if gpu else "cpu",
-                                                "topology.kubernetes.io/zone": f"zone-{index % 4}"}},
-                        "status": {"allocatable": allocatable, "capacity": allocatable}})
+        objects.append(
+            {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": f"node-{index:04d}",
+                    "labels": {
+                        "node-type": "gpu" if gpu else "cpu",
+                        "topology.kubernetes.io/zone": f"zone-{index % 4}",
+                    },
+                },
+                "status": {"allocatable": allocatable, "capacity": allocatable},
+            }
+        )
         free.append([64.0, 256.0, 8.0 if gpu else 0.0])
     made = 0
     job = 0
@@ -51,8 +72,11 @@ def generate(nodes: int, pods: int, seed: int) -> list[dict]:
         placements: list[int] = []
         if running:
             for _ in range(size):
-                candidates = [i for i in rng.sample(range(nodes), 40)
-                              if free[i][0] >= cpu and free[i][1] >= memory and free[i][2] >= gpus]
+                candidates = [
+                    i
+                    for i in rng.sample(range(nodes), 40)
+                    if free[i][0] >= cpu and free[i][1] >= memory and free[i][2] >= gpus
+                ]
                 if not candidates:
                     break
                 chosen = candidates[0]
@@ -61,25 +85,42 @@ def generate(nodes: int, pods: int, seed: int) -> list[dict]:
                 free[chosen][2] -= gpus
                 placements.append(chosen)
             running = len(placements) == size
-        objects.append({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup",
-                        "metadata": {"name": name, "namespace": "bench"},
-                        "spec": {"minMember": size, "queue": queue, "priorityClassName": priority},
-                        "status": {"phase": "Running" if running else "Inqueue"}})
+        objects.append(
+            {
+                "apiVersion": "scheduling.volcano.sh/v1beta1",
+                "kind": "PodGroup",
+                "metadata": {"name": name, "namespace": "bench"},
+                "spec": {"minMember": size, "queue": queue, "priorityClassName": priority},
+                "status": {"phase": "Running" if running else "Inqueue"},
+            }
+        )
         for rank in range(size):
             requests = {"cpu": str(cpu), "memory": f"{memory}Gi"}
             if gpus:
                 requests["nvidia.com/gpu"] = str(gpus)
-            spec: dict = {"schedulerName": "volcano", "containers": [{"name": "main", "resources": {"requests": requests}}]}
+            spec: dict = {
+                "schedulerName": "volcano",
+                "containers": [{"name": "main", "resources": {"requests": requests}}],
+            }
             status = {"phase": "Pending"}
             if running:
                 spec["nodeName"] = f"node-{placements[rank]:04d}"
                 status = {"phase": "Running"}
             if gpus:
                 spec["nodeSelector"] = {"node-type": "gpu"}
-            objects.append({"apiVersion": "v1", "kind": "Pod",
-                            "metadata": {"name": f"{name}-{rank}", "namespace": "bench",
-                                         "annotations": {"scheduling.k8s.io/group-name": name}},
-                            "spec": spec, "status": status})
+            objects.append(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "metadata": {
+                        "name": f"{name}-{rank}",
+                        "namespace": "bench",
+                        "annotations": {"scheduling.k8s.io/group-name": name},
+                    },
+                    "spec": spec,
+                    "status": status,
+                }
+            )
         made += size
         job += 1
     return objects

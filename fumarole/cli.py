@@ -39,25 +39,39 @@ def _configure_logging(settings: Settings) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fumarole", description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="fumarole", description=__doc__.split("\n\n")[0] if __doc__ else None
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     schedule = sub.add_parser("schedule", help="run scheduling cycles over a snapshot of Kubernetes objects")
     schedule.add_argument("--conf", help="scheduler conf (Volcano YAML); default: $FUMAROLE_CONF")
-    schedule.add_argument("--snapshot", action="append", required=True, help="YAML file of objects (repeatable)")
+    schedule.add_argument(
+        "--snapshot", action="append", required=True, help="YAML file of objects (repeatable)"
+    )
     schedule.add_argument("--cycles", type=int, help="number of cycles (default: number of --then files + 1)")
-    schedule.add_argument("--then", action="append", default=[], help="changes applied after cycle i (repeatable)")
-    schedule.add_argument("--format", choices=("json", "table"), help="output (default: json unless a terminal)")
-    simulate = sub.add_parser("simulate", help="simulate a workload through the real scheduler over simulated time")
+    schedule.add_argument(
+        "--then", action="append", default=[], help="changes applied after cycle i (repeatable)"
+    )
+    schedule.add_argument(
+        "--format", choices=("json", "table"), help="output (default: json unless a terminal)"
+    )
+    simulate = sub.add_parser(
+        "simulate", help="simulate a workload through the real scheduler over simulated time"
+    )
     simulate.add_argument("workload", nargs="?", help="workload YAML (see fumarole simulate --schema)")
     simulate.add_argument("--conf", help="scheduler conf (default: the workload's conf)")
-    simulate.add_argument("--compare", nargs=2, metavar=("CONF_A", "CONF_B"), help="run two confs side by side")
+    simulate.add_argument(
+        "--compare", nargs=2, metavar=("CONF_A", "CONF_B"), help="run two confs side by side"
+    )
     simulate.add_argument("--trace", help="Alibaba openb pod list CSV instead of a workload file")
     simulate.add_argument("--nodes", help="openb node list CSV for --trace")
     simulate.add_argument("--out", help="directory for summary.json, events.csv, timing.json and plots")
     simulate.add_argument("--seed", type=int, help="seed (default: the workload's)")
     simulate.add_argument("--horizon", type=float, help="simulated seconds (default: the workload's)")
     simulate.add_argument("--period", type=float, help="schedule period in seconds (default: the workload's)")
-    simulate.add_argument("--wall-clock", action="store_true", help="also write wall_seconds into summary.json")
+    simulate.add_argument(
+        "--wall-clock", action="store_true", help="also write wall_seconds into summary.json"
+    )
     simulate.add_argument("--schema", action="store_true", help="print the workload JSON schema and exit")
     simulate.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser

@@ -20,7 +20,9 @@ def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) ->
     return table
 
 
-def print_cycles(results: Sequence[CycleDecisions], cache: ClusterCache, console: Console | None = None) -> None:
+def print_cycles(
+    results: Sequence[CycleDecisions], cache: ClusterCache, console: Console | None = None
+) -> None:
     console = console or Console()
     for decisions in results:
         console.rule(f"cycle {decisions.cycle}")
@@ -37,7 +39,11 @@ def print_cycles(results: Sequence[CycleDecisions], cache: ClusterCache, console
             )
         if decisions.pipelined:
             console.print(
-                _table("Pipelined (waiting for resources)", ("pod", "node"), [(p.pod, p.node) for p in decisions.pipelined])
+                _table(
+                    "Pipelined (waiting for resources)",
+                    ("pod", "node"),
+                    [(p.pod, p.node) for p in decisions.pipelined],
+                )
             )
         console.print(
             _table("PodGroups", ("podgroup", "phase"), [(p.podgroup, p.phase) for p in decisions.podgroups])

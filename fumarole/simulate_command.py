@@ -78,7 +78,10 @@ def _run_one(
     ) as progress:
         task = progress.add_task(label, total=workload.horizon)
         sim = Simulation(
-            workload, conf, registry=registry, settings=run_settings,
+            workload,
+            conf,
+            registry=registry,
+            settings=run_settings,
             progress=(lambda now, horizon: progress.update(task, completed=now)) if show else None,
         )
         summary = sim.run()

@@ -118,7 +118,11 @@ class SimCluster:
         objects += [build_priority_class(pc.name, pc.value) for pc in workload.cluster.priority_classes]
         objects += [
             build_hyper_node(
-                hn.name, hn.tier, nodes=hn.nodes, hyper_nodes=hn.hyper_nodes, node_regex=hn.node_regex,
+                hn.name,
+                hn.tier,
+                nodes=hn.nodes,
+                hyper_nodes=hn.hyper_nodes,
+                node_regex=hn.node_regex,
                 tier_name=hn.tier_name,
             )
             for hn in workload.cluster.hypernodes
@@ -234,7 +238,11 @@ class SimCluster:
             node_selector=shape.node_selector or None,
             image=shape.image,
             owner={
-                "apiVersion": "v1", "kind": owner_kind, "name": group, "uid": owner_uid, "controller": True
+                "apiVersion": "v1",
+                "kind": owner_kind,
+                "name": group,
+                "uid": owner_uid,
+                "controller": True,
             },
         )
         self.cache.put(pod)

@@ -44,11 +44,21 @@ class BatchPod:
         spec = self.spec
         group = f"{spec.name}-{sim.cluster.next_uid('g')}"
         sim.cluster.create_pod_group(
-            NAMESPACE, group, min_member=1, shape=spec, owner_uid=self.owner_uid,
+            NAMESPACE,
+            group,
+            min_member=1,
+            shape=spec,
+            owner_uid=self.owner_uid,
             min_resources=sim.cluster.requests_of(spec),
         )
         record = sim.cluster.create_pod(
-            NAMESPACE, spec.name, shape=spec, group=group, owner_uid=self.owner_uid, owner_kind="Job", rank=0,
+            NAMESPACE,
+            spec.name,
+            shape=spec,
+            group=group,
+            owner_uid=self.owner_uid,
+            owner_kind="Job",
+            rank=0,
             now=sim.env.now,
         )
         self.current = record.uid

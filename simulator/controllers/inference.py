@@ -91,12 +91,22 @@ class InferenceService:
         group = f"podgroup-{suffix}"
         spec = self.spec
         sim.cluster.create_pod_group(
-            NAMESPACE, group, min_member=1, shape=spec, owner_uid=self.owner_uid,
+            NAMESPACE,
+            group,
+            min_member=1,
+            shape=spec,
+            owner_uid=self.owner_uid,
             min_resources=sim.cluster.requests_of(spec),
         )
         record = sim.cluster.create_pod(
-            NAMESPACE, name, shape=spec, group=group, owner_uid=self.owner_uid, owner_kind="ReplicaSet",
-            rank=rank, now=sim.env.now,
+            NAMESPACE,
+            name,
+            shape=spec,
+            group=group,
+            owner_uid=self.owner_uid,
+            owner_kind="ReplicaSet",
+            rank=rank,
+            now=sim.env.now,
         )
         self.pods[rank] = record.uid
 

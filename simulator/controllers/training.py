@@ -55,7 +55,11 @@ class TrainingJob:
         for name, value in requests.items():
             min_resources[name] = _scale(value, self.min_available)
         sim.cluster.create_pod_group(
-            NAMESPACE, spec.name, min_member=self.min_available, shape=spec, owner_uid=self.owner_uid,
+            NAMESPACE,
+            spec.name,
+            min_member=self.min_available,
+            shape=spec,
+            owner_uid=self.owner_uid,
             min_resources=min_resources,
         )
         self.pods = {}
