@@ -21,13 +21,13 @@ rows; Volcano registers the same score node by node), and nothing when ``binpack
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from fumarole.framework.api.resource import CPU, MEMORY
 from fumarole.framework.interface import Arguments
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr, model_validator
-from pydantic_core import PydanticCustomError
+from fumarole.plugins.util.arguments import ResourceWeight, mark_unknown_keys
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
 if TYPE_CHECKING:
     from fumarole.framework.api.task_info import TaskInfo
@@ -44,24 +44,6 @@ MAX_NODE_SCORE = 100
 _FIXED_KEYS = frozenset({BINPACK_WEIGHT, BINPACK_CPU, BINPACK_MEMORY, BINPACK_RESOURCES})
 
 
-class _UnknownKey:
-    """Marks the value of a key that is neither a fixed key nor ``binpack.resources.<name>``."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-def _reject_unknown(value: Any) -> Any:
-    if isinstance(value, _UnknownKey):
-        raise PydanticCustomError("extra_forbidden", "Extra inputs are not permitted")
-    return value
-
-
-ResourceWeight = Annotated[StrictInt, BeforeValidator(_reject_unknown)]
-
-
 class BinpackArguments(BaseModel):
     """The fixed keys plus any number of ``binpack.resources.<name>: <int>``; other keys are rejected."""
 
@@ -76,16 +58,7 @@ class BinpackArguments(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _mark_unknown_keys(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        marked: dict[Any, Any] = {}
-        for key, value in data.items():
-            dynamic = isinstance(key, str) and key.startswith(BINPACK_RESOURCES_PREFIX)
-            if key in _FIXED_KEYS or (dynamic and len(key) > len(BINPACK_RESOURCES_PREFIX)):
-                marked[key] = value
-            else:
-                marked[key] = _UnknownKey(value)
-        return marked
+        return mark_unknown_keys(data, _FIXED_KEYS, BINPACK_RESOURCES_PREFIX)
 
 
 class PriorityWeight:

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 
 from fumarole.framework.api.resource import CPU, MEMORY
 from fumarole.framework.interface import ArgumentError, Arguments
+from fumarole.plugins.util.arguments import ResourceWeight, mark_unknown_keys
 from pydantic import (
     BaseModel,
     BeforeValidator,
@@ -62,21 +63,6 @@ _GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _GO_BOOLS = _GO_TRUE | {"0", "f", "F", "FALSE", "false", "False"}
 
 
-class _UnknownKey:
-    """Marks the value of a key that is neither a fixed key nor ``hypernode.binpack.resources.<name>``."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-def _reject_unknown(value: Any) -> Any:
-    if isinstance(value, _UnknownKey):
-        raise PydanticCustomError("extra_forbidden", "Extra inputs are not permitted")
-    return value
-
-
 def _go_bool(value: Any) -> Any:
     """``strconv.ParseBool`` spellings become booleans; anything else is left to fail validation."""
     if isinstance(value, str) and value in _GO_BOOLS:
@@ -89,9 +75,6 @@ def _number(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise PydanticCustomError("float_type", "Input should be a valid number")
     return float(value)
-
-
-ResourceWeight = Annotated[StrictInt, BeforeValidator(_reject_unknown)]
 
 
 class NetworkTopologyAwareArguments(BaseModel):
@@ -115,16 +98,7 @@ class NetworkTopologyAwareArguments(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _mark_unknown_keys(cls, data: Any) -> Any:
-        if not isinstance(data, dict):
-            return data
-        marked: dict[Any, Any] = {}
-        for key, value in data.items():
-            dynamic = isinstance(key, str) and key.startswith(BINPACK_RESOURCES_PREFIX)
-            if key in _FIXED_KEYS or (dynamic and len(key) > len(BINPACK_RESOURCES_PREFIX)):
-                marked[key] = value
-            else:
-                marked[key] = _UnknownKey(value)
-        return marked
+        return mark_unknown_keys(data, _FIXED_KEYS, BINPACK_RESOURCES_PREFIX)
 
 
 def _get_int(arguments: Arguments, key: str, default: int) -> int:

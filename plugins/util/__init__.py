@@ -7,6 +7,9 @@
   overcommit, proportion and capacity;
 * ``enqueue_events``: the ``Unschedulable`` PodGroup event a plugin records when it refuses to
   enqueue a job, and its ``FormatResourceNames`` message; used by overcommit, proportion, capacity;
+* ``arguments``: argument models with a family of dynamic keys (``binpack.resources.<name>``);
+  used by binpack and network-topology-aware;
+* ``namespaces``: the labels a namespace is assumed to have; used by predicates and nodeorder.
 """
 
 from .enqueue_events import (
