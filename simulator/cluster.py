@@ -206,6 +206,38 @@ class SimCluster:
         self.version += 1
         return pg
 
+    def create_single_pod(
+        self,
+        namespace: str,
+        name: str,
+        group: str,
+        *,
+        shape: PodShape,
+        owner_uid: str,
+        owner_kind: str,
+        rank: int,
+        now: float,
+    ) -> PodRecord:
+        """A pod with its own one-pod PodGroup, as Volcano's PodGroup controller gives a plain pod."""
+        self.create_pod_group(
+            namespace,
+            group,
+            min_member=1,
+            shape=shape,
+            owner_uid=owner_uid,
+            min_resources=self.requests_of(shape),
+        )
+        return self.create_pod(
+            namespace,
+            name,
+            shape=shape,
+            group=group,
+            owner_uid=owner_uid,
+            owner_kind=owner_kind,
+            rank=rank,
+            now=now,
+        )
+
     def create_pod(
         self,
         namespace: str,

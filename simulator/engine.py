@@ -18,6 +18,7 @@ from collections.abc import Generator
 from typing import Any
 
 import simpy
+from fumarole.framework.cache.objects import Pod
 from fumarole.framework.conf import SchedulerConf, load_conf, parse_conf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.registry import Registry
@@ -186,14 +187,22 @@ class Simulation:
         if controller is not None:
             controller.pod_running(self, record)
 
-    def delete_pod(self, uid: str, reason: str, *, grace: bool) -> None:
-        """A controller deletes one of its pods (scale-down, gang restart, withdrawal)."""
+    def _live(self, uid: str) -> tuple[PodRecord, Pod] | None:
+        """The record and the Pod object of a pod that still exists (same UID), else None."""
         record = self.cluster.records.get(uid)
         if record is None or record.ended is not None:
-            return
+            return None
         pod = self.cluster.pod(record.key)
         if pod is None or pod.metadata.uid != uid:
+            return None
+        return record, pod
+
+    def delete_pod(self, uid: str, reason: str, *, grace: bool) -> None:
+        """A controller deletes one of its pods (scale-down, gang restart, withdrawal)."""
+        live = self._live(uid)
+        if live is None:
             return
+        record, pod = live
         if grace and pod.spec.node_name and self.workload.eviction_grace_period > 0:
             if pod.metadata.deletion_timestamp is None:
                 self.cluster.mark_deleting(record.key, self.env.now)
@@ -214,12 +223,10 @@ class Simulation:
         self._remove(uid, "failed", detail=reason)
 
     def _remove(self, uid: str, reason: str, detail: str = "") -> None:
-        record = self.cluster.records.get(uid)
-        if record is None or record.ended is not None:
+        live = self._live(uid)
+        if live is None:
             return
-        pod = self.cluster.pod(record.key)
-        if pod is None or pod.metadata.uid != uid:
-            return
+        record, pod = live
         group = f"{pod.metadata.namespace}/{pod.metadata.annotations.get('scheduling.k8s.io/group-name', '')}"
         self._pod_groups[uid] = group
         was_running = record.running is not None

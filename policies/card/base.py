@@ -38,6 +38,17 @@ NODE_WEIGHT = 100.0
 """Upstream ``nodeWeight`` of the base policy's score."""
 
 
+def best_side_affinity(row: np.ndarray, left: np.ndarray, right: np.ndarray, no_fit: int) -> np.ndarray:
+    """The better (lower) affinity of the two halves of each node, from one row of an affinity table.
+
+    ``row[k - 1]`` is the affinity of a half with ``k`` free chips; a half with none gives ``no_fit``.
+    """
+    size = len(row)
+    by_left = np.where(left > 0, row[np.clip(left - 1, 0, size - 1)], no_fit)
+    by_right = np.where(right > 0, row[np.clip(right - 1, 0, size - 1)], no_fit)
+    return np.minimum(by_left, by_right)
+
+
 class CardPolicy:
     """Base of the card policies; on its own, upstream's normal ``base.NPUHandler``."""
 

@@ -32,7 +32,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..chips import popcount
-from .base import CardPolicy
+from .base import CardPolicy, best_side_affinity
 
 GROUP_SIZE = 8
 NODE_CHIPS = 16
@@ -95,9 +95,7 @@ class Module910bx16Policy(CardPolicy):
             best = np.where(column >= 0, row[np.clip(column, 0, GROUP_SIZE - 1)], NO_FIT)
         else:
             row = self.AFFINITY[request - 1]
-            by_left = np.where(left > 0, row[np.clip(left - 1, 0, GROUP_SIZE - 1)], NO_FIT)
-            by_right = np.where(right > 0, row[np.clip(right - 1, 0, GROUP_SIZE - 1)], NO_FIT)
-            best = np.minimum(by_left, by_right)
+            best = best_side_affinity(row, left, right, NO_FIT)
         return best, valid & (best != NO_FIT)
 
     def scores(

@@ -43,7 +43,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..chips import popcount
-from .base import CardPolicy
+from .base import CardPolicy, best_side_affinity
 
 RING_SIZE = 4
 NODE_CHIPS = 8
@@ -94,9 +94,7 @@ class Module910x8Policy(CardPolicy):
         if not 1 <= request <= RING_SIZE:
             return np.full(len(left), NO_FIT, dtype=np.int64), np.zeros(len(left), dtype=bool)
         row = self.AFFINITY[request - 1]
-        by_left = np.where(left > 0, row[np.clip(left - 1, 0, RING_SIZE - 1)], NO_FIT)
-        by_right = np.where(right > 0, row[np.clip(right - 1, 0, RING_SIZE - 1)], NO_FIT)
-        best = np.minimum(by_left, by_right)
+        best = best_side_affinity(row, left, right, NO_FIT)
         return best, valid & (best != NO_FIT)
 
     def scores(

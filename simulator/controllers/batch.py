@@ -43,19 +43,11 @@ class BatchPod:
     def _create(self, sim: Simulation) -> None:
         spec = self.spec
         group = f"{spec.name}-{sim.cluster.next_uid('g')}"
-        sim.cluster.create_pod_group(
-            NAMESPACE,
-            group,
-            min_member=1,
-            shape=spec,
-            owner_uid=self.owner_uid,
-            min_resources=sim.cluster.requests_of(spec),
-        )
-        record = sim.cluster.create_pod(
+        record = sim.cluster.create_single_pod(
             NAMESPACE,
             spec.name,
+            group,
             shape=spec,
-            group=group,
             owner_uid=self.owner_uid,
             owner_kind="Job",
             rank=0,

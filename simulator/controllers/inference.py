@@ -90,19 +90,11 @@ class InferenceService:
         name = f"{self.name}-{rank}-{suffix.split('-')[-1]}"
         group = f"podgroup-{suffix}"
         spec = self.spec
-        sim.cluster.create_pod_group(
-            NAMESPACE,
-            group,
-            min_member=1,
-            shape=spec,
-            owner_uid=self.owner_uid,
-            min_resources=sim.cluster.requests_of(spec),
-        )
-        record = sim.cluster.create_pod(
+        record = sim.cluster.create_single_pod(
             NAMESPACE,
             name,
+            group,
             shape=spec,
-            group=group,
             owner_uid=self.owner_uid,
             owner_kind="ReplicaSet",
             rank=rank,
