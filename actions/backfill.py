@@ -39,7 +39,7 @@ class BackfillAction:
         for task in self.pick_up_pending_tasks(ssn):
             job = ssn.jobs[task.job]
             helper = PredicateHelper(ssn, error_cache=arguments.error_cache)
-            pre_error = ssn.pre_predicate_fn(task)
+            pre_error = ssn.pre_predicate(task)
             if pre_error is not None:
                 errors = FitErrors()
                 for name in ssn.nodes:
@@ -64,7 +64,7 @@ class BackfillAction:
 
     @staticmethod
     def pick_up_pending_tasks(ssn: Session) -> list[TaskInfo]:
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
+        queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
         jobs: dict[str, PriorityQueue[JobInfo]] = {}
         tasks: dict[str, PriorityQueue[TaskInfo]] = {}
         for job in ssn.jobs.values():
@@ -74,17 +74,17 @@ class BackfillAction:
             for task in list(job.tasks_with(TaskStatus.PENDING).values()):
                 if not task.best_effort or task.sch_gated:
                     continue
-                tasks.setdefault(job.uid, PriorityQueue(ssn.task_order_fn)).push(task)
+                tasks.setdefault(job.uid, PriorityQueue.ordered(ssn.task_order)).push(task)
             for task in list(job.tasks_with(TaskStatus.PIPELINED).values()):
                 if not task.best_effort:
                     continue
                 ssn.statement().unpipeline(task)
-                tasks.setdefault(job.uid, PriorityQueue(ssn.task_order_fn)).push(task)
+                tasks.setdefault(job.uid, PriorityQueue.ordered(ssn.task_order)).push(task)
             if job.uid not in tasks:
                 continue
             if queue.uid not in jobs:
                 queues.push(queue)
-                jobs[queue.uid] = PriorityQueue(ssn.job_order_fn)
+                jobs[queue.uid] = PriorityQueue.ordered(ssn.job_order)
             jobs[queue.uid].push(job)
         ordered: list[TaskInfo] = []
         while queues:

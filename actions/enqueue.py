@@ -24,7 +24,7 @@ class EnqueueAction:
     name = "enqueue"
 
     def execute(self, ssn: Session) -> None:
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
+        queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
         seen: set[str] = set()
         pending: dict[str, PriorityQueue[JobInfo]] = {}
         for job in ssn.jobs.values():
@@ -37,7 +37,7 @@ class EnqueueAction:
                 seen.add(queue.uid)
                 queues.push(queue)
             if job.is_pending():
-                pending.setdefault(job.queue, PriorityQueue(ssn.job_order_fn)).push(job)
+                pending.setdefault(job.queue, PriorityQueue.ordered(ssn.job_order)).push(job)
         while queues:
             queue = queues.pop()
             jobs = pending.get(queue.uid)

@@ -61,7 +61,7 @@ class ReclaimAction:
 
     def execute(self, ssn: Session) -> None:
         arguments = ReclaimArguments.model_validate(dict(ssn.configuration(self.name)))
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
+        queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
         seen: set[str] = set()
         preemptors: dict[str, PriorityQueue[JobInfo]] = {}
         tasks: dict[str, PriorityQueue[TaskInfo]] = {}
@@ -73,8 +73,8 @@ class ReclaimAction:
                 seen.add(queue.uid)
                 queues.push(queue)
             if ssn.job_starving(job):
-                preemptors.setdefault(job.queue, PriorityQueue(ssn.job_order_fn)).push(job)
-                pending: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_order_fn)
+                preemptors.setdefault(job.queue, PriorityQueue.ordered(ssn.job_order)).push(job)
+                pending: PriorityQueue[TaskInfo] = PriorityQueue.ordered(ssn.task_order)
                 for task in job.tasks_with(TaskStatus.PENDING).values():
                     if not task.sch_gated:
                         pending.push(task)
@@ -94,7 +94,7 @@ class ReclaimAction:
                         continue
                     if not ssn.preemptive(queue, [task]):
                         continue
-                    if ssn.pre_predicate_fn(task) is not None:
+                    if ssn.pre_predicate(task) is not None:
                         continue
                     self.reclaim_for_task(ssn, stmt, task, job, arguments.error_cache)
                 if ssn.job_pipelined(job):

@@ -6,66 +6,47 @@ Mirrors ``pkg/scheduler/conf/scheduler_conf.go`` and the defaulting of ``pkg/sch
     tiers:
     - plugins:
       - name: gang
-        enablePreemptable: false                # the 25 enable flags, Volcano's spelling
-        arguments: {key: value}                 # handed to the plugin builder
+        enablePreemptable: false                # the enable flags, Volcano's spelling
+        arguments: {key: value}                 # validated by the plugin's arguments model
     configurations:                             # per-action (or per-name) arguments
     - name: preempt
       arguments: {enableTopologyAwarePreemption: true}
 
-``load_conf`` applies Volcano's defaulting (every unset flag becomes true, except
-``enableHierarchy`` and ``enabledClusterOrder``); confs built in code (``SchedulerConf(...)``)
-keep unset flags unset, i.e. disabled, as Volcano's unit tests do. Unknown keys, unknown actions
-or plugins, duplicate plugins, wrongly typed flags or arguments, and ``drf`` with
-``enableHierarchy`` in a tier with ``proportion`` are errors that name the file and the key.
-A ConfigMap holding the conf under ``data.<name>.conf`` is accepted too.
+The enable flags are those of ``extension_points.flags`` (a Python spelling such as
+``enabled_job_order`` is accepted too). ``load_conf`` applies Volcano's defaulting (every unset flag
+becomes true, except ``enableHierarchy`` and ``enabledClusterOrder``); confs built in code
+(``SchedulerConf(...)``) keep unset flags unset, i.e. disabled, as Volcano's unit tests do.
+
+Every problem is reported, not only the first, each with the file, the line and the key: unknown
+keys, wrongly typed flags or arguments, unknown or empty action names (Volcano fails on
+``"enqueue, allocate,"`` too), unknown or duplicate plugins, a plugin whose builder reports another
+name, and ``drf`` with ``enableHierarchy`` in a tier with ``proportion``. A ConfigMap holding the conf
+under ``data.<name>.conf`` is accepted too.
+
+fumarole reads one configuration of its own, ignored by Volcano: ``- name: voting`` with
+``arguments: {emptyIntersection: undecided | noVictims}`` chooses how an empty intersection of victims
+is counted (docs/differences.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError, model_validator
+
+from .extension_points import flags as flag_specs
+from .extension_points.flags import FLAGS, Flag
+from .util.yaml_lines import YamlLines
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
 
 if TYPE_CHECKING:
     from .registry import Registry
-
-FLAG_KEYS: dict[str, str] = {
-    "enabled_job_order": "enableJobOrder",
-    "enabled_hierarchy": "enableHierarchy",
-    "enabled_job_ready": "enableJobReady",
-    "enabled_job_pipelined": "enableJobPipelined",
-    "enabled_task_order": "enableTaskOrder",
-    "enabled_preemptable": "enablePreemptable",
-    "enabled_reclaimable": "enableReclaimable",
-    "enable_preemptive": "enablePreemptive",
-    "enabled_queue_order": "enableQueueOrder",
-    "enabled_cluster_order": "enabledClusterOrder",
-    "enabled_predicate": "enablePredicate",
-    "enabled_best_node": "enableBestNode",
-    "enabled_node_order": "enableNodeOrder",
-    "enabled_target_job": "enableTargetJob",
-    "enabled_reserved_nodes": "enableReservedNodes",
-    "enabled_job_enqueued": "enableJobEnqueued",
-    "enabled_victim": "enabledVictim",
-    "enabled_job_starving": "enableJobStarving",
-    "enabled_overused": "enabledOverused",
-    "enabled_allocatable": "enabledAllocatable",
-    "enabled_hyper_node_order": "enabledHyperNodeOrder",
-    "enabled_sub_job_ready": "enabledSubJobReady",
-    "enabled_sub_job_pipelined": "enabledSubJobPipelined",
-    "enabled_sub_job_order": "enabledSubJobOrder",
-    "enabled_hyper_node_gradient": "enabledHyperNodeGradient",
-}
-"""Python field -> YAML key for the 25 enable flags (``PluginOption``)."""
-
-NOT_DEFAULTED = frozenset({"enabled_hierarchy", "enabled_cluster_order"})
-"""Flags Volcano leaves unset (disabled) when the conf omits them."""
 
 DEFAULT_CONF_TEXT = """\
 actions: "enqueue, allocate, backfill"
@@ -83,9 +64,16 @@ tiers:
 """
 """Volcano's built-in default conf (``DefaultSchedulerConf`` in pkg/scheduler/util.go)."""
 
+VOTING = "voting"
+"""The name of fumarole's own configuration entry."""
+
 
 class ConfError(ValueError):
-    """A conf that cannot be used; the message names the file and the key."""
+    """A conf that cannot be used; the message names the file, the line and the key of every problem."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems if problems is not None else [message]
 
 
 class _Strict(BaseModel):
@@ -93,53 +81,61 @@ class _Strict(BaseModel):
 
 
 class PluginOption(_Strict):
-    """One plugin of a tier with its enable flags (``conf.PluginOption``)."""
+    """One plugin of a tier with its enable flags (``conf.PluginOption``).
+
+    ``flags`` maps a flag's YAML key to its value; an absent key is unset. The flags may be given as
+    keyword arguments too, in either spelling (``PluginOption(name="gang", enableJobReady=True)``).
+    """
 
     name: str
-    enabled_job_order: StrictBool | None = Field(None, alias="enableJobOrder")
-    enabled_hierarchy: StrictBool | None = Field(None, alias="enableHierarchy")
-    enabled_job_ready: StrictBool | None = Field(None, alias="enableJobReady")
-    enabled_job_pipelined: StrictBool | None = Field(None, alias="enableJobPipelined")
-    enabled_task_order: StrictBool | None = Field(None, alias="enableTaskOrder")
-    enabled_preemptable: StrictBool | None = Field(None, alias="enablePreemptable")
-    enabled_reclaimable: StrictBool | None = Field(None, alias="enableReclaimable")
-    enable_preemptive: StrictBool | None = Field(None, alias="enablePreemptive")
-    enabled_queue_order: StrictBool | None = Field(None, alias="enableQueueOrder")
-    enabled_cluster_order: StrictBool | None = Field(None, alias="enabledClusterOrder")
-    enabled_predicate: StrictBool | None = Field(None, alias="enablePredicate")
-    enabled_best_node: StrictBool | None = Field(None, alias="enableBestNode")
-    enabled_node_order: StrictBool | None = Field(None, alias="enableNodeOrder")
-    enabled_target_job: StrictBool | None = Field(None, alias="enableTargetJob")
-    enabled_reserved_nodes: StrictBool | None = Field(None, alias="enableReservedNodes")
-    enabled_job_enqueued: StrictBool | None = Field(None, alias="enableJobEnqueued")
-    enabled_victim: StrictBool | None = Field(None, alias="enabledVictim")
-    enabled_job_starving: StrictBool | None = Field(None, alias="enableJobStarving")
-    enabled_overused: StrictBool | None = Field(None, alias="enabledOverused")
-    enabled_allocatable: StrictBool | None = Field(None, alias="enabledAllocatable")
-    enabled_hyper_node_order: StrictBool | None = Field(None, alias="enabledHyperNodeOrder")
-    enabled_sub_job_ready: StrictBool | None = Field(None, alias="enabledSubJobReady")
-    enabled_sub_job_pipelined: StrictBool | None = Field(None, alias="enabledSubJobPipelined")
-    enabled_sub_job_order: StrictBool | None = Field(None, alias="enabledSubJobOrder")
-    enabled_hyper_node_gradient: StrictBool | None = Field(None, alias="enabledHyperNodeGradient")
+    flags: dict[str, StrictBool] = Field(default_factory=dict)
     arguments: dict[str, Any] = Field(default_factory=dict)
 
-    def is_enabled(self, flag: str) -> bool:
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_flags(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        gathered = dict(data.get("flags") or {})
+        rest: dict[str, Any] = {}
+        for key, value in data.items():
+            flag = flag_specs.BY_NAME.get(key) if isinstance(key, str) else None
+            if flag is not None:
+                gathered[flag.key] = value
+            elif key != "flags":
+                rest[key] = value
+        if gathered:
+            rest["flags"] = gathered
+        return rest
+
+    def value(self, flag: Flag | str) -> bool | None:
+        """The flag as written (None when unset); ``flag`` in either spelling."""
+        key = flag.key if isinstance(flag, Flag) else flag_specs.BY_NAME[flag].key
+        return self.flags.get(key)
+
+    def is_enabled(self, flag: Flag | str) -> bool:
         """``isEnabled``: the flag is set and true."""
-        return getattr(self, flag) is True
+        return self.value(flag) is True
 
     def with_defaults(self) -> PluginOption:
-        """Volcano's ``ApplyPluginConfDefaults``: unset flags become true, except the two not defaulted."""
-        updates = {
-            flag: True for flag in FLAG_KEYS if flag not in NOT_DEFAULTED and getattr(self, flag) is None
-        }
-        return self.model_copy(update=updates)
+        """``ApplyPluginConfDefaults``: unset flags become true, except the ones Volcano leaves unset."""
+        defaulted = {flag.key: True for flag in FLAGS if flag.defaulted and flag.key not in self.flags}
+        return self.model_copy(update={"flags": {**self.flags, **defaulted}})
 
     @classmethod
     def all_enabled(cls, name: str, **overrides: Any) -> PluginOption:
         """A plugin option with every flag on (convenient in tests)."""
-        values: dict[str, Any] = dict.fromkeys(FLAG_KEYS, True)
+        values: dict[str, Any] = {flag.key: True for flag in FLAGS}
         values.update(overrides)
         return cls(name=name, **values)
+
+    def to_yaml(self) -> dict[str, Any]:
+        """The entry as Volcano's YAML spells it (flags in ``PluginOption`` order)."""
+        out: dict[str, Any] = {"name": self.name}
+        out.update({flag.key: self.flags[flag.key] for flag in FLAGS if flag.key in self.flags})
+        if self.arguments:
+            out["arguments"] = dict(self.arguments)
+        return out
 
 
 class Tier(_Strict):
@@ -151,6 +147,14 @@ class Configuration(_Strict):
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class VotingArguments(_Strict):
+    """fumarole's ``voting`` configuration."""
+
+    empty_intersection: Literal["undecided", "noVictims"] = Field("undecided", alias="emptyIntersection")
+    """``undecided`` (Volcano): an empty intersection of victims lets the next voter or tier decide;
+    ``noVictims``: it decides that nothing may be evicted."""
 
 
 class SchedulerConf(_Strict):
@@ -172,7 +176,8 @@ class SchedulerConf(_Strict):
 
     @property
     def action_names(self) -> list[str]:
-        return [name.strip() for name in self.actions.split(",") if name.strip()]
+        """The actions in order, as written (trimmed); an empty name is a conf error."""
+        return [name.strip() for name in self.actions.split(",")]
 
     def plugin_names(self) -> list[str]:
         return [plugin.name for tier in self.tiers for plugin in tier.plugins]
@@ -184,17 +189,51 @@ class SchedulerConf(_Strict):
                 return configuration.arguments
         return {}
 
+    @property
+    def voting(self) -> VotingArguments:
+        return VotingArguments.model_validate(self.configuration(VOTING), by_alias=True, by_name=False)
+
     def with_defaults(self) -> SchedulerConf:
         tiers = [Tier(plugins=[plugin.with_defaults() for plugin in tier.plugins]) for tier in self.tiers]
         twin = self.model_copy(update={"tiers": tiers})
         twin._source = self._source
         return twin
 
+    def to_yaml(self) -> dict[str, Any]:
+        """The conf as Volcano's YAML spells it."""
+        out: dict[str, Any] = {
+            "actions": ", ".join(self.action_names),
+            "tiers": [{"plugins": [plugin.to_yaml() for plugin in tier.plugins]} for tier in self.tiers],
+        }
+        if self.configurations:
+            out["configurations"] = [c.model_dump() for c in self.configurations]
+        if self.metrics:
+            out["metrics"] = dict(self.metrics)
+        return out
 
-# ---------------------------------------------------------------------------------------- loading
-def _format_loc(loc: tuple[Any, ...]) -> str:
+
+# ---------------------------------------------------------------------------------------- problems
+Loc = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a conf: where (a location in the document) and what."""
+
+    loc: Loc
+    message: str
+
+
+def as_written(loc: Loc) -> Loc:
+    """A location as the YAML spells it: a plugin's flags sit directly in its entry."""
+    if len(loc) >= 5 and loc[0] == "tiers" and loc[2] == "plugins" and loc[4] == "flags":
+        return loc[:4] + loc[5:]
+    return loc
+
+
+def format_loc(loc: Loc) -> str:
     out = ""
-    for part in loc:
+    for part in as_written(loc):
         if isinstance(part, int):
             out += f"[{part}]"
         else:
@@ -202,37 +241,97 @@ def _format_loc(loc: tuple[Any, ...]) -> str:
     return out or "<root>"
 
 
+def _describe(item: Any) -> str:
+    kind = item["type"]
+    if kind == "extra_forbidden":
+        key = item["loc"][-1] if item["loc"] else ""
+        return "unknown key" + (flag_specs.did_you_mean(key) if isinstance(key, str) else "")
+    if kind == "missing":
+        return "required key is missing"
+    if kind == "value_error":
+        return str(item["msg"]).removeprefix("Value error, ")
+    message = str(item["msg"])
+    if "input" in item and kind not in ("model_type", "dict_type"):
+        message += f" (got {item['input']!r})"
+    return message
+
+
+def problems_of(error: ValidationError, prefix: Loc = ()) -> list[Problem]:
+    return [Problem(prefix + tuple(item["loc"]), _describe(item)) for item in error.errors()]
+
+
 def format_validation_error(source: str, error: ValidationError, prefix: str = "") -> str:
+    """One line per error: ``<source>: <key>: <what>`` (used for snapshots and workloads too)."""
     lines = []
-    for item in error.errors():
-        loc = _format_loc(tuple(item["loc"]))
+    for problem in problems_of(error):
+        loc = format_loc(problem.loc)
         if prefix:
             loc = f"{prefix}.{loc}" if loc != "<root>" else prefix
-        if item["type"] == "extra_forbidden":
-            message = "unknown key"
-        elif item["type"] == "missing":
-            message = "required key is missing"
-        elif item["type"] == "value_error":
-            message = str(item["msg"]).removeprefix("Value error, ")
-        else:
-            message = item["msg"]
-            if "input" in item and item["type"] not in ("model_type", "dict_type"):
-                message += f" (got {item['input']!r})"
-        lines.append(f"{source}: {loc}: {message}")
+        lines.append(f"{source}: {loc}: {problem.message}")
     return "\n".join(lines)
 
 
-def _unwrap_configmap(document: Mapping[str, Any], source: str) -> Mapping[str, Any]:
+def _raise(source: str, problems: list[Problem], lines: YamlLines | None) -> None:
+    if not problems:
+        return
+    rendered: list[tuple[int, int, str]] = []
+    for index, problem in enumerate(problems):
+        line = lines.line(as_written(problem.loc)) if lines is not None and problem.loc else None
+        where = f"{source}:{line}" if line is not None else source
+        text = (
+            f"{where}: {format_loc(problem.loc)}: {problem.message}"
+            if problem.loc
+            else f"{where}: {problem.message}"
+        )
+        rendered.append((line if line is not None else 1 << 30, index, text))
+    texts = [text for _, _, text in sorted(rendered)]
+    raise ConfError("\n".join(texts), texts)
+
+
+# ---------------------------------------------------------------------------------------- loading
+def _unwrap_configmap(
+    document: Mapping[str, Any], source: str, lines: YamlLines
+) -> tuple[Mapping[str, Any], YamlLines]:
     if document.get("kind") != "ConfigMap":
-        return document
+        return document, lines
     data = document.get("data") or {}
     for key, text in data.items():
         if str(key).endswith(".conf"):
             inner = yaml.safe_load(text)
             if not isinstance(inner, Mapping):
                 raise ConfError(f"{source}: data.{key}: the embedded conf is not a mapping")
-            return inner
+            start = lines.value_line(("data", key)) or 1
+            return inner, YamlLines.of(str(text), offset=start - 1)
     raise ConfError(f"{source}: ConfigMap has no data key ending in .conf")
+
+
+def _partial(document: Mapping[str, Any]) -> SchedulerConf:
+    """The parts of an invalid document that do validate, so later checks still run on them."""
+    actions = document.get("actions")
+    tiers: list[Tier] = []
+    for tier in document.get("tiers") or [] if isinstance(document.get("tiers"), list) else []:
+        plugins: list[PluginOption] = []
+        raw = tier.get("plugins") if isinstance(tier, Mapping) else None
+        for item in raw if isinstance(raw, list) else []:
+            try:
+                plugins.append(PluginOption.model_validate(item))
+            except ValidationError:
+                plugins.append(
+                    PluginOption(name=item.get("name", ""))
+                    if isinstance(item, Mapping) and isinstance(item.get("name"), str)
+                    else PluginOption(name="")
+                )
+        tiers.append(Tier(plugins=plugins))
+    configurations: list[Configuration] = []
+    raw_configurations = document.get("configurations")
+    for item in raw_configurations if isinstance(raw_configurations, list) else []:
+        try:
+            configurations.append(Configuration.model_validate(item))
+        except ValidationError:
+            configurations.append(Configuration(name=""))
+    return SchedulerConf(
+        actions=actions if isinstance(actions, str) else "", tiers=tiers, configurations=configurations
+    )
 
 
 def parse_conf(
@@ -241,8 +340,10 @@ def parse_conf(
     registry: Registry | None = None,
     *,
     apply_defaults: bool = True,
+    line_numbers: bool = True,
 ) -> SchedulerConf:
-    """Parse and validate conf text; see the module docstring for what is rejected."""
+    """Parse and validate conf text; every problem is reported in one ``ConfError``, with the line
+    of each (unless ``line_numbers`` is false: text that is not what the user wrote)."""
     try:
         document = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
@@ -251,13 +352,19 @@ def parse_conf(
         raise ConfError(f"{source}: the conf is empty")
     if not isinstance(document, Mapping):
         raise ConfError(f"{source}: the conf must be a mapping with actions and tiers")
-    document = _unwrap_configmap(document, source)
+    lines = YamlLines.of(text if line_numbers else "")
+    document, lines = _unwrap_configmap(document, source, lines)
+    problems: list[Problem] = []
     try:
         conf = SchedulerConf.model_validate(dict(document))
     except ValidationError as exc:
-        raise ConfError(format_validation_error(source, exc)) from None
+        problems.extend(problems_of(exc))
+        conf = _partial(document)
+        if not isinstance(document.get("actions", ""), str):
+            conf = conf.model_copy(update={"actions": "<invalid>"})
     conf = conf.with_source(source)
-    validate_conf(conf, registry)
+    problems.extend(conf_problems(conf, registry))
+    _raise(source, problems, lines)
     if apply_defaults:
         conf = conf.with_defaults()
     return conf
@@ -276,47 +383,57 @@ def load_conf(
 
 
 def validate_conf(conf: SchedulerConf, registry: Registry | None) -> None:
-    """Names, duplicates, the hdrf/proportion conflict and plugin/action arguments."""
-    source = conf.source
-    if not conf.action_names:
-        raise ConfError(f"{source}: actions: no action is configured")
+    """Raise a ``ConfError`` listing every problem of a conf built in code."""
+    _raise(conf.source, conf_problems(conf, registry), None)
+
+
+def conf_problems(conf: SchedulerConf, registry: Registry | None) -> list[Problem]:
+    """Names, duplicates, the hdrf/proportion conflict, plugin and action arguments."""
+    problems: list[Problem] = []
+    names = conf.action_names
+    if conf.actions == "<invalid>":
+        names = []
+    elif not any(names):
+        problems.append(Problem(("actions",), "no action is configured"))
+        names = []
+    for position, name in enumerate(names, start=1):
+        if not name:
+            problems.append(Problem(("actions",), f"empty action name (item {position} of {conf.actions!r})"))
+        elif registry is not None and not registry.has_action(name):
+            known = ", ".join(sorted(registry.action_names()))
+            problems.append(Problem(("actions",), f"unknown action {name!r} (known: {known})"))
     seen: dict[str, str] = {}
     for t, tier in enumerate(conf.tiers):
-        hdrf = False
-        proportion = False
+        hdrf = proportion = False
         for p, plugin in enumerate(tier.plugins):
-            where = f"tiers[{t}].plugins[{p}]"
+            where = ("tiers", t, "plugins", p)
+            if not plugin.name:
+                continue
             if plugin.name in seen:
-                raise ConfError(
-                    f"{source}: {where}.name: plugin {plugin.name!r} is listed twice "
-                    f"(first at {seen[plugin.name]})"
+                problems.append(
+                    Problem(
+                        (*where, "name"),
+                        f"plugin {plugin.name!r} is listed twice (first at {seen[plugin.name]})",
+                    )
                 )
-            seen[plugin.name] = where
-            if plugin.name == "drf" and plugin.enabled_hierarchy:
-                hdrf = True
-            if plugin.name == "proportion":
-                proportion = True
+                continue
+            seen[plugin.name] = format_loc(where)
+            hdrf = hdrf or (plugin.name == "drf" and plugin.is_enabled(flag_specs.HIERARCHY))
+            proportion = proportion or plugin.name == "proportion"
+            if registry is not None:
+                problems.extend(registry.plugin_problems(plugin.name, plugin.arguments, where))
         if hdrf and proportion:
-            raise ConfError(
-                f"{source}: tiers[{t}]: proportion and drf with enableHierarchy: true conflict in one tier"
+            problems.append(
+                Problem(("tiers", t), "proportion and drf with enableHierarchy: true conflict in one tier")
             )
-    if registry is None:
-        return
-    for name in conf.action_names:
-        if not registry.has_action(name):
-            known = ", ".join(sorted(registry.action_names()))
-            raise ConfError(f"{source}: actions: unknown action {name!r} (known: {known})")
-    for t, tier in enumerate(conf.tiers):
-        for p, plugin in enumerate(tier.plugins):
-            where = f"tiers[{t}].plugins[{p}]"
-            if not registry.has_plugin(plugin.name):
-                known = ", ".join(sorted(registry.plugin_names()))
-                raise ConfError(f"{source}: {where}.name: unknown plugin {plugin.name!r} (known: {known})")
-            error = registry.check_plugin_arguments(plugin.name, plugin.arguments)
-            if error is not None:
-                raise ConfError(format_validation_error(source, error, f"{where}.arguments"))
     for c, configuration in enumerate(conf.configurations):
-        if registry.has_action(configuration.name):
-            error = registry.check_action_arguments(configuration.name, configuration.arguments)
-            if error is not None:
-                raise ConfError(format_validation_error(source, error, f"configurations[{c}].arguments"))
+        arguments_at: Loc = ("configurations", c, "arguments")
+        if configuration.name == VOTING:
+            try:
+                VotingArguments.model_validate(configuration.arguments, by_alias=True, by_name=False)
+            except ValidationError as exc:
+                problems.extend(problems_of(exc, arguments_at))
+        elif registry is not None and configuration.name and registry.has_action(configuration.name):
+            action_arguments = configuration.arguments
+            problems.extend(registry.action_problems(configuration.name, action_arguments, arguments_at))
+    return problems

@@ -1,4 +1,11 @@
-"""What one cycle decided, as recorded by the decision recorder (a hook observer).
+"""The decision log: what one cycle decided, kept by the session that decided it.
+
+The session appends to its ``decisions`` as it goes: a bind when a task is dispatched, an eviction
+when a statement commits one (or ``Session.evict``), a PodGroup event when a plugin or action records
+one; at close it adds the pipelined tasks, the nominations, the PodGroup statuses the job updater
+computed and, per pending task, why it is pending. Every binder applies the log the same way
+(``cache.apply``: the in-memory cluster of ``schedule`` and ``simulate``); observers (pluggy hooks)
+only watch.
 
 ``CycleDecisions.to_json`` is the exact per-cycle shape ``fumarole schedule --format json`` prints::
 
@@ -22,12 +29,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .api.task_status import TaskStatus
-from .hookspecs import hookimpl
 
 if TYPE_CHECKING:
     from .api.job_info import JobInfo
     from .api.task_info import TaskInfo
-    from .session import Session
+    from .cache.objects import PodGroupCondition
 
 
 @dataclass
@@ -69,9 +75,15 @@ class Placement:
 
 @dataclass
 class PodGroupPhase:
+    """A PodGroup's status as the job updater computed it at session close."""
+
     podgroup: str
     phase: str
     previous: str = ""
+    conditions: list[PodGroupCondition] = field(default_factory=list)
+    running: int = 0
+    succeeded: int = 0
+    failed: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"podgroup": self.podgroup, "phase": self.phase}
@@ -181,56 +193,27 @@ def topology_attempts(job: JobInfo) -> list[TopologyAttempt]:
     return rows
 
 
-class DecisionRecorder:
-    """Collects binds, evictions, pipelined tasks, PodGroup phases and reasons, cycle by cycle."""
+def bind_of(task: TaskInfo, action: str) -> Bind:
+    """The bind of a dispatched task, with the pod annotations plugins wrote at allocation."""
+    original = task.pod.metadata.annotations if task.pod is not None else {}
+    written = {k: v for k, v in task.pod_annotations.items() if original.get(k) != v}
+    return Bind(task.key, task.node_name, action, written)
 
-    def __init__(self) -> None:
-        self.cycles: list[CycleDecisions] = []
-        self.current: CycleDecisions | None = None
 
-    @hookimpl
-    def fumarole_session_opened(self, session: Session) -> None:
-        self.current = CycleDecisions(session.cycle)
-        self.cycles.append(self.current)
-
-    @hookimpl
-    def fumarole_bind(self, session: Session, task: TaskInfo, node: str, action: str) -> None:
-        assert self.current is not None
-        original = task.pod.metadata.annotations if task.pod is not None else {}
-        written = {k: v for k, v in task.pod_annotations.items() if original.get(k) != v}
-        self.current.binds.append(Bind(task.key, node, action, written))
-
-    @hookimpl
-    def fumarole_evict(self, session: Session, task: TaskInfo, node: str, action: str, reason: str) -> None:
-        assert self.current is not None
-        self.current.evictions.append(Eviction(task.key, node, action, reason))
-
-    @hookimpl
-    def fumarole_podgroup_phase(self, session: Session, job: JobInfo, old: str, new: str) -> None:
-        assert self.current is not None
-        self.current.podgroups.append(PodGroupPhase(job.uid, new, old))
-
-    @hookimpl
-    def fumarole_podgroup_event(
-        self, session: Session, job: JobInfo, event_type: str, reason: str, message: str
-    ) -> None:
-        assert self.current is not None
-        self.current.events.append(PodGroupEvent(job.uid, event_type, reason, message))
-
-    @hookimpl
-    def fumarole_session_closed(self, session: Session) -> None:
-        assert self.current is not None
-        for job in session.jobs.values():
-            for task in job.tasks_with(TaskStatus.PIPELINED).values():
-                self.current.pipelined.append(Placement(task.key, task.node_name))
-                if task.eviction_occurred:
-                    self.current.nominations.append(Placement(task.key, task.node_name))
-            for task in job.tasks_with(TaskStatus.PENDING).values():
-                reason = pending_reason(job, task, self.current.events)
-                self.current.pending.append(PendingTask(task.key, job.uid, reason))
-            self.current.topology.extend(topology_attempts(job))
-        self.current.pipelined.sort(key=lambda p: p.pod)
-        self.current.nominations.sort(key=lambda p: p.pod)
-        self.current.pending.sort(key=lambda p: p.pod)
-        self.current.podgroups.sort(key=lambda p: p.podgroup)
-        self.current.topology.sort(key=lambda t: t.podgroup)
+def close_log(decisions: CycleDecisions, jobs: dict[str, JobInfo]) -> None:
+    """What the log learns at session close: pipelined tasks, nominations, pending reasons, topology."""
+    for job in jobs.values():
+        for task in job.tasks_with(TaskStatus.PIPELINED).values():
+            decisions.pipelined.append(Placement(task.key, task.node_name))
+            if task.eviction_occurred:
+                decisions.nominations.append(Placement(task.key, task.node_name))
+        for task in job.tasks_with(TaskStatus.PENDING).values():
+            decisions.pending.append(
+                PendingTask(task.key, job.uid, pending_reason(job, task, decisions.events))
+            )
+        decisions.topology.extend(topology_attempts(job))
+    decisions.pipelined.sort(key=lambda p: p.pod)
+    decisions.nominations.sort(key=lambda p: p.pod)
+    decisions.pending.sort(key=lambda p: p.pod)
+    decisions.podgroups.sort(key=lambda p: p.podgroup)
+    decisions.topology.sort(key=lambda t: t.podgroup)

@@ -1,22 +1,23 @@
-"""The contracts between the framework and its extensions: plugins, actions, arguments, events.
+"""The contracts between the framework and its extensions: plugins, actions, their arguments, events.
 
-Mirrors ``pkg/scheduler/framework/interface.go``, ``plugins.go``, ``arguments.go`` and ``event.go``.
+Mirrors ``pkg/scheduler/framework/interface.go``, ``plugins.go`` and ``event.go``.
 
 Plugin
     Built afresh at every session open by its builder, ``builder(arguments) -> Plugin``, where
-    ``arguments`` are the conf's ``arguments`` for it. In ``on_session_open`` the plugin registers
-    its functions on the session's extension points (``ssn.add_job_order_fn(self.name, fn)`` …);
-    in ``on_session_close`` it may write back what it decided (conditions, metrics). A plugin keeps
-    no state between sessions; state that must outlive a session lives in an object the scheduler
-    owns, reached through ``ssn.persistent(key, factory)``.
+    ``arguments`` is an instance of the builder's ``arguments_model`` (a pydantic model, validated
+    once when the conf is loaded: unknown keys and wrong types are conf errors naming the file, line
+    and key). A builder without an ``arguments_model`` takes none (``NoArguments``). The plugin's
+    ``name`` must be its entry-point name. In ``on_session_open`` the plugin registers its functions
+    on the session's extension points (``ssn.job_order.register(fn)``); they are registered under the
+    name the conf gives the plugin. In ``on_session_close`` it may write back what it decided
+    (conditions, metrics). A plugin keeps no state between sessions; state that must outlive a session
+    lives in an object the scheduler owns, reached through ``ssn.persistent(key, factory)``.
 
 Action
     One object per scheduler, reused by every cycle. ``execute(ssn)`` makes decisions through
-    statements (``ssn.statement()``). ``initialize`` / ``uninitialize`` are optional and, as in
-    Volcano's real scheduler, never called by the cycle.
-
-An optional class attribute ``arguments_model`` (a pydantic model) on a plugin builder or action
-class lets the conf loader reject wrongly typed or unknown arguments with the file and key.
+    statements (``ssn.statement()``). Its ``arguments_model`` validates its ``configurations`` entry
+    at load; ``execute`` reads them with ``ssn.configuration(name)``. ``initialize`` / ``uninitialize``
+    are optional and, as in Volcano's real scheduler, never called by the cycle.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
     from .api.task_info import TaskInfo
@@ -50,62 +53,19 @@ class Action(Protocol):
     def execute(self, ssn: Session) -> None: ...
 
 
-PluginBuilder = Callable[["Arguments"], Plugin]
-"""``framework.PluginBuilder``: arguments in, a fresh plugin out."""
+class PluginArguments(BaseModel):
+    """Base of the arguments models: unknown keys are errors, aliases carry Volcano's key spelling,
+    the validated arguments are read-only (one instance serves every session)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
 
-class ArgumentError(ValueError):
-    """An argument has the wrong type."""
+class NoArguments(PluginArguments):
+    """The arguments of a plugin or action that takes none."""
 
 
-_GO_TRUE = {"1", "t", "T", "TRUE", "true", "True"}
-_GO_FALSE = {"0", "f", "F", "FALSE", "false", "False"}
-
-
-class Arguments(dict[str, Any]):
-    """A plugin's or action's arguments with Volcano's typed getters (``framework.Arguments``).
-
-    A missing key returns the default. A present key of the wrong type raises ``ArgumentError``
-    (Volcano logs and ignores it; the conf loader has already rejected it when the plugin declares
-    an ``arguments_model``).
-    """
-
-    def get_int(self, key: str, default: int) -> int:
-        if key not in self:
-            return default
-        value = self[key]
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ArgumentError(f"argument {key}: expected an integer, got {value!r}")
-        return value
-
-    def get_float(self, key: str, default: float) -> float:
-        if key not in self:
-            return default
-        value = self[key]
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ArgumentError(f"argument {key}: expected a number, got {value!r}")
-        return float(value)
-
-    def get_bool(self, key: str, default: bool) -> bool:
-        if key not in self:
-            return default
-        value = self[key]
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str):
-            if value in _GO_TRUE:
-                return True
-            if value in _GO_FALSE:
-                return False
-        raise ArgumentError(f"argument {key}: expected a boolean, got {value!r}")
-
-    def get_str(self, key: str, default: str) -> str:
-        if key not in self:
-            return default
-        value = self[key]
-        if not isinstance(value, str):
-            raise ArgumentError(f"argument {key}: expected a string, got {value!r}")
-        return value
+PluginBuilder = Callable[[Any], Plugin]
+"""``framework.PluginBuilder``: the validated arguments model in, a fresh plugin out."""
 
 
 @dataclass
@@ -118,7 +78,11 @@ class Event:
 
 @dataclass
 class EventHandler:
-    """Callbacks fired on every allocate / pipeline (allocate_func) and evict / undo (deallocate_func)."""
+    """Callbacks fired on every allocate / pipeline (allocate_func) and evict / undo (deallocate_func).
+
+    ``ssn.add_event_handler(handler)`` registers them on the ``allocate_event`` and
+    ``deallocate_event`` points (Volcano's ``AddEventHandler``).
+    """
 
     allocate_func: Callable[[Event], None] | None = None
     deallocate_func: Callable[[Event], None] | None = None

@@ -21,6 +21,7 @@ from .api.job_info import (
     JobInfo,
 )
 from .api.task_status import TaskStatus
+from .decisions import PodGroupPhase
 
 if TYPE_CHECKING:
     from .session import Session
@@ -44,7 +45,7 @@ def pod_group_phase(job: JobInfo, unschedulable: bool) -> str:
 
 
 def update_all_jobs(ssn: Session) -> None:
-    """Compute every job's PodGroup status and hand it to the cache (``JobUpdater.UpdateAll``)."""
+    """Compute every job's PodGroup status into the decision log (``JobUpdater.UpdateAll``)."""
     for job in ssn.jobs.values():
         state = job.pod_group_state
         unschedulable = any(
@@ -55,4 +56,17 @@ def update_all_jobs(ssn: Session) -> None:
         state.running = len(job.tasks_with(TaskStatus.RUNNING))
         state.failed = len(job.tasks_with(TaskStatus.FAILED))
         state.succeeded = len(job.tasks_with(TaskStatus.SUCCEEDED))
-        ssn.cache.update_job_status(ssn, job)
+        old = ssn.pod_group_old_phase.get(job.uid, "")
+        ssn.decisions.podgroups.append(
+            PodGroupPhase(
+                job.uid,
+                state.phase,
+                old,
+                list(state.conditions),
+                state.running,
+                state.succeeded,
+                state.failed,
+            )
+        )
+        if ssn.hooks is not None:
+            ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=state.phase)

@@ -1,31 +1,40 @@
 """Finding actions, plugins and policies by name: Python entry points, loaded with stevedore.
 
-Entry-point groups: ``fumarole.actions``, ``fumarole.plugins``, ``fumarole.policies``. The
-entry-point name is the name users write in the conf (Volcano's names: ``gang``,
-``network-topology-aware``). A plugin entry point is a builder ``builder(arguments) -> Plugin`` (a
-plugin class is one); an action entry point is a class or factory called once per scheduler.
-Built-in and third-party extensions are found the same way. ``register_plugin`` /
-``register_action`` add in-process extensions (tests, notebooks) that take precedence.
+Entry-point groups: ``fumarole.actions``, ``fumarole.plugins``, ``fumarole.policies`` and
+``fumarole.observers`` (pluggy hook implementations, see ``hookspecs``). The entry-point name is the
+name users write in the conf (Volcano's names: ``gang``, ``network-topology-aware``). A plugin entry
+point is a builder ``builder(arguments) -> Plugin`` (a plugin class is one) that declares its
+``arguments_model``; an action entry point is a class or factory called once per scheduler. Built-in
+and third-party extensions are found the same way. ``register_plugin`` / ``register_action`` add
+in-process extensions (tests, notebooks) that take precedence.
 
-``load`` imports exactly the names a conf uses, in conf order; an entry point that fails to
-import is an error naming the entry point and the cause, never a log line.
+``load`` imports exactly the names a conf uses, in conf order; an entry point that fails to import
+is an error naming the entry point and the cause, never a log line. ``load_plugin`` validates a
+plugin's arguments with its model and builds it once: a builder whose plugin reports a ``name`` other
+than its entry-point name is an error naming both (its functions are registered under the conf name).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 from stevedore import NamedExtensionManager
 
-from .interface import Action, PluginBuilder
+from .interface import Action, NoArguments, Plugin, PluginBuilder
+
+if TYPE_CHECKING:
+    from .conf import Loc, Problem
 
 ACTIONS_GROUP = "fumarole.actions"
 PLUGINS_GROUP = "fumarole.plugins"
 POLICIES_GROUP = "fumarole.policies"
+OBSERVERS_GROUP = "fumarole.observers"
 
 
 class RegistryError(LookupError):
@@ -92,6 +101,31 @@ def _load_named(group: str, names: list[str]) -> dict[str, Any]:
     return {extension.name: extension.plugin for extension in manager.extensions}
 
 
+@dataclass(frozen=True)
+class LoadedPlugin:
+    """A conf entry resolved: its conf name, its builder and its validated arguments."""
+
+    conf_name: str
+    builder: PluginBuilder
+    arguments: BaseModel
+
+    def build(self) -> Plugin:
+        """A fresh plugin for one session."""
+        return self.builder(self.arguments)
+
+
+def arguments_model(target: Any) -> type[BaseModel]:
+    """The arguments model a builder or action declares (no arguments at all when it declares none)."""
+    model: type[BaseModel] = getattr(target, "arguments_model", None) or NoArguments
+    return model
+
+
+def validate_arguments(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel:
+    """The arguments as a conf gives them: keys in Volcano's spelling only (the aliases), never the
+    Python field names a model may also accept in code."""
+    return model.model_validate(arguments, by_alias=True, by_name=False)
+
+
 class Registry:
     """Resolves conf names to plugin builders, action factories and NPU policies."""
 
@@ -102,11 +136,13 @@ class Registry:
         self._policies: dict[str, Any] = {}
         self._aliases: list[tuple[re.Pattern[str], str]] = []
         self._loaded: dict[tuple[str, str], Any] = {}
+        self._plugins_loaded: dict[tuple[str, str], LoadedPlugin] = {}
         self.register_alias(r"volcano-npu_.*", "huawei-npu")
 
     # ------------------------------------------------------------------ in-process registration
     def register_plugin(self, name: str, builder: PluginBuilder) -> None:
         self._plugins[name] = builder
+        self._plugins_loaded = {key: loaded for key, loaded in self._plugins_loaded.items() if key[0] != name}
 
     def register_action(self, name: str, factory: Callable[[], Action]) -> None:
         self._actions[name] = factory
@@ -202,20 +238,46 @@ class Registry:
         for name in action_names:
             self.action_factory(name)
 
-    # ------------------------------------------------------------------ argument checking
-    @staticmethod
-    def _check(target: Any, arguments: dict[str, Any]) -> ValidationError | None:
-        model: type[BaseModel] | None = getattr(target, "arguments_model", None)
-        if model is None:
-            return None
+    # ------------------------------------------------------------------ plugins of a conf
+    def load_plugin(self, conf_name: str, arguments: dict[str, Any]) -> LoadedPlugin:
+        """Resolve, validate the arguments of and build once the plugin a conf names (see the module
+        docstring); ``RegistryError`` or ``ValidationError`` when it cannot be used."""
+        key = (conf_name, json.dumps(arguments, sort_keys=True, default=repr))
+        if key in self._plugins_loaded:
+            return self._plugins_loaded[key]
+        builder = self.plugin_builder(conf_name)
+        loaded = LoadedPlugin(conf_name, builder, validate_arguments(arguments_model(builder), arguments))
+        reported = getattr(loaded.build(), "name", None)
+        expected = self._canonical(conf_name)
+        if reported != expected:
+            raise RegistryError(
+                f"plugin {expected!r} builds a plugin named {reported!r}: a plugin's name must be its "
+                f"entry-point name {expected!r} (its functions are registered under its conf name)"
+            )
+        self._plugins_loaded[key] = loaded
+        return loaded
+
+    def plugin_problems(self, conf_name: str, arguments: dict[str, Any], where: Loc) -> list[Problem]:
+        """Why a conf entry cannot be loaded (empty when it can)."""
+        from .conf import Problem, problems_of
+
+        if not self.has_plugin(conf_name):
+            known = ", ".join(sorted(self.plugin_names()))
+            return [Problem((*where, "name"), f"unknown plugin {conf_name!r} (known: {known})")]
         try:
-            model.model_validate(arguments)
+            self.load_plugin(conf_name, arguments)
         except ValidationError as exc:
-            return exc
-        return None
+            return problems_of(exc, (*where, "arguments"))
+        except RegistryError as exc:
+            return [Problem((*where, "name"), str(exc))]
+        return []
 
-    def check_plugin_arguments(self, name: str, arguments: dict[str, Any]) -> ValidationError | None:
-        return self._check(self.plugin_builder(name), arguments)
+    def action_problems(self, name: str, arguments: dict[str, Any], where: Loc) -> list[Problem]:
+        """Why an action's configuration is wrong (empty when it is fine)."""
+        from .conf import problems_of
 
-    def check_action_arguments(self, name: str, arguments: dict[str, Any]) -> ValidationError | None:
-        return self._check(self.action_factory(name), arguments)
+        try:
+            validate_arguments(arguments_model(self.action_factory(name)), arguments)
+        except ValidationError as exc:
+            return problems_of(exc, where)
+        return []

@@ -1,10 +1,12 @@
-"""The scheduling cycle: cache -> open session -> actions in conf order -> close session.
+"""The scheduling cycle: cache -> open session -> actions in conf order -> close session -> decision log.
 
-Mirrors ``pkg/scheduler/scheduler.go`` ``runOnce``. One ``Scheduler`` runs every cycle of a run:
-its actions are built once and reused (Volcano's actions are singletons), and objects that must
-outlive a session (``Session.persistent``, e.g. an affinity cache) are kept here. Observers
-registered with ``add_observer`` receive the hooks of ``hookspecs``; the decision recorder is
-always registered and ``run_once`` returns what it recorded for the cycle.
+Mirrors ``pkg/scheduler/scheduler.go`` ``runOnce``. One ``Scheduler`` runs every cycle of a run: the
+conf's plugins are resolved and their arguments validated once (``Registry.load_plugin``), its
+actions are built once and reused (Volcano's actions are singletons), and objects that must outlive a
+session (``Session.persistent``, e.g. an affinity cache) are kept here. ``run_once`` returns the
+session's decision log; the caller applies it (``ClusterCache.apply``). Observers receive the hooks
+of ``hookspecs``: those passed in, and, unless ``Settings.observers`` is off, every implementation
+installed in the ``fumarole.observers`` entry-point group.
 """
 
 from __future__ import annotations
@@ -14,12 +16,13 @@ from typing import Any
 
 from loguru import logger
 
+from .cache.snapshot import SnapshotSource
 from .conf import SchedulerConf
-from .decisions import CycleDecisions, DecisionRecorder
+from .decisions import CycleDecisions
 from .hookspecs import plugin_manager
 from .interface import Action
-from .registry import Registry
-from .session import Session, SessionCache
+from .registry import OBSERVERS_GROUP, LoadedPlugin, Registry
+from .session import Session
 from .settings import Settings
 
 
@@ -27,7 +30,7 @@ class Scheduler:
     def __init__(
         self,
         conf: SchedulerConf,
-        cache: SessionCache,
+        cache: SnapshotSource,
         *,
         registry: Registry | None = None,
         settings: Settings | None = None,
@@ -38,10 +41,15 @@ class Scheduler:
         self.registry = registry or Registry()
         self.settings = settings or Settings()
         self.registry.load(conf.plugin_names(), conf.action_names)
+        self.plugins: list[LoadedPlugin] = [
+            self.registry.load_plugin(option.name, option.arguments)
+            for tier in conf.tiers
+            for option in tier.plugins
+        ]
         self.actions: list[Action] = [self.registry.action_factory(name)() for name in conf.action_names]
         self.hooks = plugin_manager()
-        self.recorder = DecisionRecorder()
-        self.hooks.register(self.recorder)
+        if self.settings.observers:
+            self.hooks.load_setuptools_entrypoints(OBSERVERS_GROUP)
         for observer in observers:
             self.hooks.register(observer)
         self.persistent: dict[str, Any] = {}
@@ -56,7 +64,7 @@ class Scheduler:
         return Session.open(
             self.cache,
             self.conf,
-            self.registry.plugin_builder,
+            self.plugins,
             cycle=self.cycle,
             seed=self.settings.seed,
             now=time.time() if now is None else now,
@@ -67,7 +75,7 @@ class Scheduler:
         )
 
     def run_once(self, now: float | None = None) -> CycleDecisions:
-        """One cycle; returns the binds, evictions, pipelined tasks and PodGroup phases it produced."""
+        """One cycle; returns its decision log (binds, evictions, pipelined, PodGroup statuses …)."""
         ssn = self.open_session(now)
         try:
             for action in self.actions:
@@ -80,8 +88,7 @@ class Scheduler:
                 )
             ssn.current_action = ""
         finally:
-            ssn.close()
-        decisions = self.recorder.cycles[-1]
+            decisions = ssn.close()
         logger.info(
             "cycle {}: {} binds, {} evictions, {} pipelined",
             self.cycle,

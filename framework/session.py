@@ -1,14 +1,25 @@
-"""Session: one scheduling cycle's view of the cluster and its plugins' functions.
+"""Session: one scheduling cycle's view of the cluster, its plugins' functions and its decisions.
 
 Mirrors ``pkg/scheduler/framework/session.go`` and ``framework.go``. ``Session.open`` takes a
 snapshot of the cache (deep copies of jobs, nodes, queues and hypernodes), adds the virtual
 cluster-top hypernode, adjusts network-topology specs (tier names to numbers, soft to hard),
 restores the allocated hypernodes that earlier sessions wrote back for dirty jobs (Volcano's cache
 keeps them in its JobInfo), drops invalid ones and recovers missing ones from the running tasks,
-builds the columnar ``NodeTable``,
-then builds every plugin of every tier (``builder(arguments)``) and calls its ``on_session_open``.
-Actions then decide through statements; ``Session.close`` calls ``on_session_close`` and lets
-the job updater write PodGroup phases back to the cache.
+builds the columnar ``NodeTable``, then builds every plugin of every tier and calls its
+``on_session_open``. Actions then decide through statements; ``Session.close`` calls
+``on_session_close`` and the job updater. The session's ``decisions`` is the cycle's decision log.
+
+What a plugin uses (``on_session_open`` / its functions):
+    the extension points (``ssn.<point>.register(fn)``, declared in ``extension_points.specs``) and
+    ``add_event_handler``; the snapshot (``jobs``, ``nodes``, ``node_list``, ``node_table``,
+    ``queues``, ``hyper_nodes`` …, read-only outside statements); ``persistent``,
+    ``get_cycle_state``, ``configuration``, ``hierarchy_enabled``; ``record_pod_group_event``,
+    ``update_pod_group_condition``, ``mark_job_dirty``.
+What an action uses besides:
+    the combined answers (``ssn.<point>(...)``); ``statement()`` and the statement-free
+    ``allocate`` / ``pipeline`` / ``evict`` / ``dispatch``; ``predicate_for_allocate_action`` /
+    ``_preempt_action``, ``filter_out_unschedulable_and_unresolvable_nodes_for_task``,
+    ``build_victims_priority_queue``, ``record_fit_errors``; ``current_action`` is set by the cycle.
 
 Deliberate difference from Volcano: undoing an eviction restores the task's previous status
 (Volcano always writes Running), so a discarded statement leaves the session exactly as it was.
@@ -16,9 +27,8 @@ Deliberate difference from Volcano: undoing an eviction restores the task's prev
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from loguru import logger
@@ -33,18 +43,22 @@ from .api.resource import ZERO, Resource
 from .api.task_info import TaskInfo
 from .api.task_status import TaskStatus, allocated_status
 from .conf import Configuration, SchedulerConf, Tier
-from .interface import Arguments, Plugin, PluginBuilder
+from .decisions import CycleDecisions, Eviction, PodGroupEvent, bind_of, close_log
+from .extension_points import ExtensionPointSpecs
+from .extension_points.variants import PredicateResult
+from .interface import Event, EventHandler, Plugin
 from .job_updater import update_all_jobs
 from .node_table import NodeTable
-from .registry import Registry
-from .session_plugins import ExtensionPoints, statuses_of
+from .registry import LoadedPlugin, Registry
 from .settings import Settings
 from .statement import Statement, StatementError
 from .util.priority_queue import PriorityQueue
+from .voting import UNDECIDED
 
 if TYPE_CHECKING:
-    from .api.hypernode_info import HyperNodeTopology
     from .cache.objects import ConfigMap
+    from .cache.snapshot import ClusterSnapshot, SnapshotSource
+    from .extension_points import BoundPoint
 
 T = TypeVar("T")
 
@@ -52,37 +66,12 @@ ALLOCATED_HYPER_NODES_KEY = "session.allocated_hyper_nodes"
 """Persistent key: job UID -> (allocated hypernode, {sub-job UID: allocated hypernode})."""
 
 
-@dataclass
-class ClusterSnapshot:
-    """What a session starts from (``api.ClusterInfo``): deep copies owned by the session."""
-
-    jobs: dict[str, JobInfo]
-    nodes: list[NodeInfo]
-    queues: dict[str, QueueInfo]
-    topology: HyperNodeTopology
-    hyper_nodes_ready: bool = True
-    priority_classes: dict[str, int] = field(default_factory=dict)
-    config_maps: dict[str, ConfigMap] = field(default_factory=dict)
-
-
-class SessionCache(Protocol):
-    """What a session needs from the cache: a snapshot, and somewhere to send its decisions."""
-
-    def snapshot(self) -> ClusterSnapshot: ...
-
-    def bind(self, ssn: Session, task: TaskInfo, node_name: str) -> None: ...
-
-    def evict(self, ssn: Session, task: TaskInfo, reason: str) -> None: ...
-
-    def update_job_status(self, ssn: Session, job: JobInfo) -> None: ...
-
-
-class Session(ExtensionPoints):
-    """The state and the extension points of one scheduling cycle."""
+class Session(ExtensionPointSpecs):
+    """The state, the extension points and the decision log of one scheduling cycle."""
 
     def __init__(
         self,
-        cache: SessionCache,
+        cache: SnapshotSource,
         conf: SchedulerConf,
         *,
         cycle: int = 1,
@@ -93,7 +82,6 @@ class Session(ExtensionPoints):
         settings: Settings | None = None,
         registry: Registry | None = None,
     ) -> None:
-        self._init_extension_points()
         self.settings = settings or Settings()
         self.registry = registry if registry is not None else Registry()
         self.uid = f"session-{cycle}"
@@ -102,9 +90,12 @@ class Session(ExtensionPoints):
         self.conf = conf
         self.tiers: list[Tier] = list(conf.tiers)
         self.configurations: list[Configuration] = list(conf.configurations)
+        self.strict_eviction_voting = conf.voting.empty_intersection == "noVictims"
+        self.opening_plugin: str | None = None
         self.now = now
         self.rng = np.random.default_rng([seed, cycle])
         self.hooks = hooks
+        self.decisions = CycleDecisions(cycle)
         self._persistent = persistent if persistent is not None else {}
         self.plugins: dict[str, Plugin] = {}
         self.current_action = ""
@@ -125,27 +116,31 @@ class Session(ExtensionPoints):
         self.pod_group_old_phase: dict[str, str] = {}
         self.dirty_jobs: set[str] = set()
         self.cycle_states: dict[str, dict[str, Any]] = {}
-        self.pod_group_events: list[tuple[str, str, str, str]] = []
         self.node_table = NodeTable([])
 
     # ------------------------------------------------------------------ open / close
     @classmethod
     def open(
         cls,
-        cache: SessionCache,
+        cache: SnapshotSource,
         conf: SchedulerConf,
-        builders: Callable[[str], PluginBuilder],
+        plugins: Sequence[LoadedPlugin],
         **kwargs: Any,
     ) -> Session:
-        """``OpenSession``: snapshot, topology, then every plugin's ``on_session_open`` in conf order."""
+        """``OpenSession``: snapshot, topology, then every plugin's ``on_session_open`` in conf order.
+
+        ``plugins`` are the conf's plugins as the registry loaded them (``Registry.load_plugin``); each
+        registers its functions under its conf name."""
         ssn = cls(cache, conf, **kwargs)
         ssn._load_snapshot(cache.snapshot())
-        for tier in ssn.tiers:
-            for option in tier.plugins:
-                builder = builders(option.name)
-                plugin = builder(Arguments(option.arguments))
-                ssn.plugins[plugin.name] = plugin
+        for loaded in plugins:
+            plugin = loaded.build()
+            ssn.plugins[loaded.conf_name] = plugin
+            ssn.opening_plugin = loaded.conf_name
+            try:
                 plugin.on_session_open(ssn)
+            finally:
+                ssn.opening_plugin = None
         ssn._init_cycle_states()
         if ssn.hooks is not None:
             ssn.hooks.fumarole_session_opened(session=ssn)
@@ -158,16 +153,18 @@ class Session(ExtensionPoints):
         )
         return ssn
 
-    def close(self) -> None:
-        """``CloseSession``: plugins' ``on_session_close`` (conf order), then the job updater."""
+    def close(self) -> CycleDecisions:
+        """``CloseSession``: plugins' ``on_session_close`` (conf order), the job updater; the log."""
         for plugin in self.plugins.values():
             plugin.on_session_close(self)
         update_all_jobs(self)
         self._save_allocated_hyper_nodes()
         self._update_queue_status()
+        close_log(self.decisions, self.jobs)
         if self.hooks is not None:
             self.hooks.fumarole_session_closed(session=self)
         logger.debug("closed {}", self.uid)
+        return self.decisions
 
     def _load_snapshot(self, snapshot: ClusterSnapshot) -> None:
         self.jobs = snapshot.jobs
@@ -226,6 +223,42 @@ class Session(ExtensionPoints):
             self._persistent[key] = factory()
         value: T = self._persistent[key]
         return value
+
+    # ------------------------------------------------------------------ extension points by name
+    def point(self, name: str) -> BoundPoint[Any, Any, Any]:
+        """The bound extension point (or batch variant) called ``name`` (tests and tooling)."""
+        bound: BoundPoint[Any, Any, Any] = getattr(self, name)
+        return bound
+
+    def has_fns(self, name: str) -> bool:
+        """Whether any enabled plugin registered the point (either form)."""
+        return bool(self.point(name))
+
+    def enabled_fns(self, name: str) -> list[list[Any]]:
+        """The functions of the point consulted, by tier."""
+        return self.point(name).enabled()
+
+    def add_event_handler(self, handler: EventHandler, *, plugin: str | None = None) -> None:
+        """``AddEventHandler``: add the handler's callbacks for the plugin being opened (or ``plugin``)."""
+        if handler.allocate_func is not None:
+            self.allocate_event.register(handler.allocate_func, plugin=plugin)
+        if handler.deallocate_func is not None:
+            self.deallocate_event.register(handler.deallocate_func, plugin=plugin)
+
+    def fire_allocate(self, task: TaskInfo) -> list[Exception]:
+        """Tell every allocate handler; the errors they set (``Event.err``)."""
+        errors: list[Exception] = []
+        for tier in self.allocate_event.enabled():
+            for handler in tier:
+                event = Event(task)
+                handler(event)
+                if event.err is not None:
+                    errors.append(event.err)
+        return errors
+
+    def fire_deallocate(self, task: TaskInfo) -> None:
+        """Tell every deallocate handler."""
+        self.deallocate_event(Event(task))
 
     # ------------------------------------------------------------------ hypernodes
     def _add_cluster_top_hyper_node(self) -> None:
@@ -365,48 +398,15 @@ class Session(ExtensionPoints):
     # ------------------------------------------------------------------ predicates over many nodes
     def predicate_nodes(
         self, task: TaskInfo, rows: np.ndarray, *, stop_after: int | None = None
-    ) -> tuple[np.ndarray, dict[int, FitError]]:
-        """Run the predicates, in tier order, on the given rows of the node table.
-
-        Returns the rows that pass (in the given order) and a FitError for each failed row: the
-        first plugin that failed a row gives its status, as ``PredicateFn`` would node by node.
-        Batch plugins see all surviving rows at once; scalar plugins are called node by node.
-        """
-        alive = np.asarray(rows, dtype=np.int64)
-        errors: dict[int, FitError] = {}
-        nodes = self.node_table.nodes
-        for tier in self._predicate_tiers():
-            for kind, fn in tier:
-                if not len(alive):
-                    return alive, errors
-                if kind == "batch":
-                    fit = fn(task, alive)
-                    passed = np.asarray(fit.passed, dtype=bool)
-                    for failed in np.flatnonzero(~passed):
-                        row = int(alive[failed])
-                        errors[row] = FitError(task, nodes[row].name, statuses_of(fit, int(failed)))
-                    alive = alive[passed]
-                else:
-                    keep = np.ones(len(alive), dtype=bool)
-                    for position, row in enumerate(alive):
-                        node = nodes[int(row)]
-                        try:
-                            error = fn(task, node)
-                        except Exception as exc:  # a predicate may raise its FitError
-                            error = exc
-                        if error is not None:
-                            keep[position] = False
-                            errors[int(row)] = (
-                                error
-                                if isinstance(error, FitError)
-                                else FitError.of(task, node, Code.ERROR, str(error))
-                            )
-                    alive = alive[keep]
-        return alive, errors
+    ) -> PredicateResult:
+        """The predicates, in tier order, on the given rows of the node table: the rows that pass
+        (in the given order) and a FitError per failed row (``batch_predicate``)."""
+        result: PredicateResult = self.batch_predicate(task, rows)
+        return result
 
     def predicate_for_allocate_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
         """Fails on Unschedulable, UnschedulableAndUnresolvable, Error, Skip or Wait."""
-        error = self.predicate_fn(task, node)
+        error = self.predicate(task, node)
         if error is None:
             return None
         if not isinstance(error, FitError):
@@ -422,7 +422,7 @@ class Session(ExtensionPoints):
     def predicate_for_preempt_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
         """Fails only on UnschedulableAndUnresolvable, Error, Skip or Wait (plain Unschedulable may be
         resolved by evicting)."""
-        error = self.predicate_fn(task, node)
+        error = self.predicate(task, node)
         if error is None:
             return None
         if not isinstance(error, FitError):
@@ -461,7 +461,7 @@ class Session(ExtensionPoints):
         job.update_task_status(task, TaskStatus.PIPELINED)
         task.node_name = hostname
         node.add_task(task)
-        self._fire_allocate(task)
+        self.fire_allocate(task)
 
     def allocate(self, task: TaskInfo, node: NodeInfo) -> None:
         """``Session.Allocate``: Allocated at once; once the job is ready, dispatch its allocated tasks."""
@@ -478,22 +478,22 @@ class Session(ExtensionPoints):
         job.update_task_status(task, TaskStatus.ALLOCATED)
         task.node_name = node.name
         target.add_task(task)
-        self._fire_allocate(task)
+        self.fire_allocate(task)
         if self.job_ready(job):
             for allocated in list(job.tasks_with(TaskStatus.ALLOCATED).values()):
                 self.dispatch(allocated)
 
     def dispatch(self, task: TaskInfo) -> None:
-        """Send a bind to the cache and mark the task Binding."""
-        self.cache.bind(self, task, task.node_name)
+        """Bind the task: the decision log records it, the task becomes Binding."""
+        self.record_bind(task)
         job = self.jobs.get(task.job)
         if job is None:
             raise KeyError(f"failed to find job {task.job}")
         job.update_task_status(task, TaskStatus.BINDING)
 
     def evict(self, task: TaskInfo, reason: str) -> None:
-        """``Session.Evict``: evict at once (no statement): cache first, then Releasing."""
-        self.cache.evict(self, task, reason)
+        """``Session.Evict``: evict at once (no statement): the log records it, then Releasing."""
+        self.record_eviction(task, reason)
         job = self.jobs.get(task.job)
         if job is None:
             raise KeyError(f"failed to find job {task.job}")
@@ -501,7 +501,22 @@ class Session(ExtensionPoints):
         node = self.nodes.get(task.node_name)
         if node is not None:
             node.update_task(task)
-        self._fire_deallocate(task)
+        self.fire_deallocate(task)
+
+    # ------------------------------------------------------------------ the decision log
+    def record_bind(self, task: TaskInfo) -> None:
+        """A bind of the task to its node goes into the log; observers are told."""
+        self.decisions.binds.append(bind_of(task, self.current_action))
+        if self.hooks is not None:
+            self.hooks.fumarole_bind(session=self, task=task, node=task.node_name, action=self.current_action)
+
+    def record_eviction(self, task: TaskInfo, reason: str) -> None:
+        """An eviction of the task goes into the log; observers are told."""
+        self.decisions.evictions.append(Eviction(task.key, task.node_name, self.current_action, reason))
+        if self.hooks is not None:
+            self.hooks.fumarole_evict(
+                session=self, task=task, node=task.node_name, action=self.current_action, reason=reason
+            )
 
     # ------------------------------------------------------------------ helpers for actions and plugins
     def build_victims_priority_queue(
@@ -510,30 +525,34 @@ class Session(ExtensionPoints):
         """Victims in eviction order (``BuildVictimsPriorityQueue``): the task to evict first pops first."""
         jobs = self.jobs
 
+        def task_later(left: TaskInfo, right: TaskInfo) -> bool:
+            return not self.task_order(left, right) < 0
+
         def job_then_task(left_job: JobInfo, right_job: JobInfo, left: TaskInfo, right: TaskInfo) -> bool:
-            result = self.job_order_compare_fn(left_job, right_job)
-            if result != 0:
+            result = self.job_order.vote(left_job, right_job)
+            if result is not UNDECIDED and result != 0:
                 return result > 0
-            return not self.task_order_fn(left, right)
+            return task_later(left, right)
 
         def less(left: TaskInfo, right: TaskInfo) -> bool:
             if left.job == right.job:
-                return not self.task_order_fn(left, right)
+                return task_later(left, right)
             left_job = jobs.get(left.job)
             right_job = jobs.get(right.job)
             if left_job is None or right_job is None:
                 if left_job is None and right_job is None:
-                    return not self.task_order_fn(left, right)
+                    return task_later(left, right)
                 return left_job is None
             preemptor_job = jobs.get(preemptor.job)
             if preemptor_job is None:
                 return job_then_task(left_job, right_job, left, right)
             if left_job.queue != right_job.queue:
-                return self.victim_queue_order_fn(
+                order = self.victim_queue_order(
                     self.queues[left_job.queue],
                     self.queues[right_job.queue],
                     self.queues[preemptor_job.queue],
                 )
+                return order < 0
             return job_then_task(left_job, right_job, left, right)
 
         return PriorityQueue(less, victims)
@@ -551,25 +570,25 @@ class Session(ExtensionPoints):
         conditions.append(condition)
 
     def record_pod_group_event(self, job: JobInfo, event_type: str, reason: str, message: str) -> None:
-        """Record an event on a job's PodGroup (``RecordPodGroupEvent``); observers see it as a hook."""
-        self.pod_group_events.append((job.uid, event_type, reason, message))
+        """Record an event on a job's PodGroup in the log (``RecordPodGroupEvent``); observers are told."""
+        self.decisions.events.append(PodGroupEvent(job.uid, event_type, reason, message))
         if self.hooks is not None:
             self.hooks.fumarole_podgroup_event(
                 session=self, job=job, event_type=event_type, reason=reason, message=message
             )
 
-    def configuration(self, name: str) -> Arguments:
+    def configuration(self, name: str) -> dict[str, Any]:
         """Arguments of the first ``configurations`` entry with this name (``GetArgOfActionFromConf``)."""
         for configuration in self.configurations:
             if configuration.name == name:
-                return Arguments(configuration.arguments)
-        return Arguments()
+                return dict(configuration.arguments)
+        return {}
 
     def hierarchy_enabled(self, plugin_name: str) -> bool:
         for tier in self.tiers:
             for option in tier.plugins:
                 if option.name == plugin_name:
-                    return option.enabled_hierarchy is True
+                    return option.is_enabled("enableHierarchy")
         return False
 
     def mark_job_dirty(self, job_uid: str) -> None:

@@ -13,6 +13,8 @@ FUMAROLE_MIN_PERCENTAGE_    Volcano's --minimum-percentage-nodes-to-find        
 OF_NODES_TO_FIND
 FUMAROLE_PERCENTAGE_OF_     Volcano's --percentage-nodes-to-find (<= 0:         0
 NODES_TO_FIND               adaptive, 50 - nodes/125)
+FUMAROLE_OBSERVERS          load the observers installed in the                 true
+                            ``fumarole.observers`` entry-point group
 ==========================  =================================================  ===========
 
 Pods whose ``spec.schedulerName`` is empty, ``volcano`` or one of the names are scheduled; other
@@ -46,6 +48,7 @@ class Settings(BaseSettings):
     min_nodes_to_find: int = Field(100, ge=0)
     min_percentage_of_nodes_to_find: int = Field(5, ge=0, le=100)
     percentage_of_nodes_to_find: int = Field(0, le=100)
+    observers: bool = True
 
     def num_feasible_nodes_to_find(self, num_all_nodes: int) -> int:
         """How many feasible nodes a predicate pass looks for (``CalculateNumOfFeasibleNodesToFind``)."""

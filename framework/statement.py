@@ -13,9 +13,10 @@ allocate        Allocated          idle -= req, used += req                     
 ==============  =================  ================================================  ==========
 
 ``discard`` fires, per undone operation: evict -> allocate handlers; pipeline and allocate ->
-deallocate handlers. ``commit`` runs the operations in order: evict -> cache eviction; pipeline ->
-nothing; allocate -> cache bind and status Binding. A failed pipeline or allocate (a handler set
-``Event.err``, or the node refused the task) is rolled back at once and raised.
+deallocate handlers. ``commit`` runs the operations in order: evict -> an eviction in the decision
+log; pipeline -> nothing; allocate -> a bind in the decision log and status Binding. A failed
+pipeline or allocate (a handler set ``Event.err``, or the node refused the task) is rolled back at
+once and raised.
 
 The statement never over-commits a node: ``allocate`` refuses a request that does not fit the
 node's idle resources and ``pipeline`` one that does not fit its future-idle resources (Volcano
@@ -89,7 +90,7 @@ class Statement:
         node = ssn.nodes.get(reclaimee.node_name)
         if node is not None:
             node.update_task(reclaimee)
-        ssn._fire_deallocate(reclaimee)
+        ssn.fire_deallocate(reclaimee)
         self.operations.append(Operation(OperationKind.EVICT, reclaimee, reason, before))
 
     def _unevict(self, reclaimee: TaskInfo, before: TransactionContext | None) -> None:
@@ -101,7 +102,7 @@ class Statement:
         node = ssn.nodes.get(reclaimee.node_name)
         if node is not None:
             node.update_task(reclaimee)
-        ssn._fire_allocate(reclaimee)
+        ssn.fire_allocate(reclaimee)
 
     # ------------------------------------------------------------------ pipeline
     def pipeline(self, task: TaskInfo, hostname: str, eviction_occurred: bool = False) -> None:
@@ -131,7 +132,7 @@ class Statement:
             except RuntimeError as exc:
                 problems.append(str(exc))
         if not problems:
-            problems.extend(str(err) for err in ssn._fire_allocate(task))
+            problems.extend(str(err) for err in ssn.fire_allocate(task))
         if problems:
             self._unpipeline(task, before, remove=added, notify=added)
             raise StatementError(
@@ -155,7 +156,7 @@ class Statement:
         if node is not None and remove:
             node.remove_task(task)
         if notify:
-            ssn._fire_deallocate(task)
+            ssn.fire_deallocate(task)
         self._restore(task, before)
 
     # ------------------------------------------------------------------ allocate
@@ -184,7 +185,7 @@ class Statement:
             except RuntimeError as exc:
                 problems.append(str(exc))
         if not problems:
-            problems.extend(str(err) for err in ssn._fire_allocate(task))
+            problems.extend(str(err) for err in ssn.fire_allocate(task))
         if problems:
             self._unallocate(task, before, remove=added, notify=added)
             raise StatementError(
@@ -204,7 +205,7 @@ class Statement:
         if node is not None and remove:
             node.remove_task(task)
         if notify:
-            ssn._fire_deallocate(task)
+            ssn.fire_deallocate(task)
         self._restore(task, before)
 
     @staticmethod
@@ -231,23 +232,14 @@ class Statement:
         self.operations = []
 
     def commit(self) -> None:
-        """Send evictions and binds to the cache, in order (``Statement.Commit``)."""
+        """Record evictions and binds in the session's decision log, in order (``Statement.Commit``)."""
         ssn = self.ssn
         for op in self.operations:
             op.task.clear_last_tx_context()
             if op.kind == OperationKind.EVICT:
-                try:
-                    ssn.cache.evict(ssn, op.task, op.reason)
-                except Exception as exc:
-                    logger.error("failed to evict task {}: {}", op.task.key, exc)
-                    self._unevict(op.task, op.before)
+                ssn.record_eviction(op.task, op.reason)
             elif op.kind == OperationKind.ALLOCATE:
-                try:
-                    ssn.cache.bind(ssn, op.task, op.task.node_name)
-                except Exception as exc:
-                    logger.error("failed to bind task {}: {}", op.task.key, exc)
-                    self._unallocate(op.task, op.before)
-                    continue
+                ssn.record_bind(op.task)
                 job = ssn.jobs.get(op.task.job)
                 if job is not None:
                     job.update_task_status(op.task, TaskStatus.BINDING)

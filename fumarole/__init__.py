@@ -4,11 +4,13 @@ The library logs through loguru under the name ``fumarole`` and keeps that logge
 command line enables it (``logger.enable("fumarole")``).
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from loguru import logger
 
 from fumarole.framework import (
-    Arguments,
     ConfError,
+    PluginArguments,
     PluginOption,
     Registry,
     Scheduler,
@@ -23,12 +25,15 @@ from fumarole.framework.cache import ClusterCache, SnapshotError
 
 logger.disable("fumarole")
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("fumarole")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
-    "Arguments",
     "ClusterCache",
     "ConfError",
+    "PluginArguments",
     "PluginOption",
     "Registry",
     "Scheduler",

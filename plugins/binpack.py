@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from fumarole.framework.api.resource import CPU, MEMORY
-from fumarole.framework.interface import Arguments
 from fumarole.plugins.util.arguments import ResourceWeight, mark_unknown_keys
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
@@ -47,7 +46,7 @@ _FIXED_KEYS = frozenset({BINPACK_WEIGHT, BINPACK_CPU, BINPACK_MEMORY, BINPACK_RE
 class BinpackArguments(BaseModel):
     """The fixed keys plus any number of ``binpack.resources.<name>: <int>``; other keys are rejected."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=True)
     __pydantic_extra__: dict[str, ResourceWeight] = Field(init=False)  # type: ignore[assignment]
 
     weight: StrictInt = Field(1, alias="binpack.weight")
@@ -72,24 +71,18 @@ class PriorityWeight:
         """Resource name -> weight, cpu and memory included (``BinPackingResources``)."""
 
     @classmethod
-    def from_arguments(cls, arguments: Arguments) -> PriorityWeight:
+    def from_arguments(cls, arguments: BinpackArguments) -> PriorityWeight:
         """``calculateWeight``."""
-        weight = arguments.get_int(BINPACK_WEIGHT, 1)
-        cpu = arguments.get_int(BINPACK_CPU, 1)
-        if cpu < 0:
-            cpu = 1
-        memory = arguments.get_int(BINPACK_MEMORY, 1)
-        if memory < 0:
-            memory = 1
-        listed = arguments.get(BINPACK_RESOURCES, "")
-        if not isinstance(listed, str):
-            listed = ""
+        weight = arguments.weight
+        cpu = arguments.cpu if arguments.cpu >= 0 else 1
+        memory = arguments.memory if arguments.memory >= 0 else 1
+        extra: dict[str, int] = arguments.model_extra or {}
         resources: dict[str, int] = {}
-        for raw in listed.split(","):
+        for raw in arguments.resources.split(","):
             name = raw.strip()
             if not name:
                 continue
-            resource_weight = arguments.get_int(BINPACK_RESOURCES_PREFIX + name, 1)
+            resource_weight = extra.get(BINPACK_RESOURCES_PREFIX + name, 1)
             if resource_weight < 0:
                 resource_weight = 1
             resources[name] = resource_weight
@@ -107,7 +100,7 @@ class BinpackPlugin:
     name = PLUGIN_NAME
     arguments_model = BinpackArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: BinpackArguments) -> None:
         self.arguments = arguments
         self.weight = PriorityWeight.from_arguments(arguments)
         self._ssn: Session | None = None
@@ -115,7 +108,7 @@ class BinpackPlugin:
     def on_session_open(self, ssn: Session) -> None:
         self._ssn = ssn
         if self.weight.binpack_weight != 0:
-            ssn.add_batch_node_order_fn(self.name, self.batch_node_order_fn)
+            ssn.batch_node_order.register(self.batch_node_order_fn)
 
     def on_session_close(self, ssn: Session) -> None:
         self._ssn = None

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.types import PERMIT
-from fumarole.framework.interface import Arguments
+from fumarole.framework.interface import NoArguments
 
 if TYPE_CHECKING:
     from fumarole.framework.api.task_info import TaskInfo
@@ -46,8 +46,9 @@ class ConformancePlugin:
     """Volcano's ``conformance`` plugin."""
 
     name = PLUGIN_NAME
+    arguments_model = NoArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NoArguments) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
@@ -57,9 +58,9 @@ class ConformancePlugin:
         def unified_evictable(ctx: EvictionContext, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
             return evictable_tasks(candidates), PERMIT
 
-        ssn.add_preemptable_fn(self.name, evictable)
-        ssn.add_reclaimable_fn(self.name, evictable)
-        ssn.add_unified_evictable_fn(self.name, unified_evictable)
+        ssn.preemptable.register(evictable)
+        ssn.reclaimable.register(evictable)
+        ssn.unified_evictable.register(unified_evictable)
 
     def on_session_close(self, ssn: Session) -> None:
         return None

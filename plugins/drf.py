@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 from fumarole.framework.api.resource import Resource, share
 from fumarole.framework.api.task_status import allocated_status
 from fumarole.framework.api.types import PERMIT
-from fumarole.framework.interface import Arguments, Event, EventHandler
+from fumarole.framework.interface import Event, EventHandler, NoArguments
 from loguru import logger
 
 if TYPE_CHECKING:
@@ -160,9 +160,10 @@ class DrfPlugin:
     """Dominant resource fairness (``drfPlugin``)."""
 
     name = PLUGIN_NAME
+    arguments_model = NoArguments
 
-    def __init__(self, arguments: Arguments | None = None) -> None:
-        self.arguments = arguments if arguments is not None else Arguments()
+    def __init__(self, arguments: NoArguments | None = None) -> None:
+        self.arguments = arguments if arguments is not None else NoArguments()
         self.total_resource = Resource()
         self.total_allocated = Resource()
         self.job_attrs: dict[str, DrfAttr] = {}
@@ -290,11 +291,11 @@ class DrfPlugin:
                     self.hierarchical_root, self.total_allocated, job, attr, queue.hierarchy, queue.weights
                 )
 
-        ssn.add_preemptable_fn(self.name, self._preemptable)
+        ssn.preemptable.register(self._preemptable)
         if hierarchy_enabled:
-            ssn.add_queue_order_fn(self.name, self._queue_order)
-            ssn.add_reclaimable_fn(self.name, partial(self._reclaimable, ssn))
-        ssn.add_job_order_fn(self.name, self._job_order)
+            ssn.queue_order.register(self._queue_order)
+            ssn.reclaimable.register(partial(self._reclaimable, ssn))
+        ssn.job_order.register(self._job_order)
         ssn.add_event_handler(
             EventHandler(
                 allocate_func=lambda event: self._on_event(ssn, event, hierarchy_enabled, +1),

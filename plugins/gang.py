@@ -42,7 +42,7 @@ from fumarole.framework.api.job_info import JobInfo
 from fumarole.framework.api.task_status import TaskStatus, allocated_status
 from fumarole.framework.api.types import PERMIT, REJECT, ValidateResult
 from fumarole.framework.cache.objects import PodGroupCondition
-from fumarole.framework.interface import Arguments
+from fumarole.framework.interface import NoArguments
 
 if TYPE_CHECKING:
     from fumarole.framework.api.sub_job_info import SubJobInfo
@@ -135,8 +135,9 @@ class GangPlugin:
     """Volcano's ``gang`` plugin."""
 
     name = PLUGIN_NAME
+    arguments_model = NoArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NoArguments) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
@@ -206,17 +207,17 @@ class GangPlugin:
         def job_starving(job: JobInfo) -> bool:
             return job.is_starving()
 
-        ssn.add_job_valid_fn(self.name, job_valid)
-        ssn.add_reclaimable_fn(self.name, evictable)
-        ssn.add_preemptable_fn(self.name, evictable)
-        ssn.add_unified_evictable_fn(self.name, unified_evictable)
-        ssn.add_job_order_fn(self.name, job_order)
-        ssn.add_sub_job_order_fn(self.name, sub_job_order)
-        ssn.add_job_ready_fn(self.name, job_ready)
-        ssn.add_sub_job_ready_fn(self.name, sub_job_ready)
-        ssn.add_job_pipelined_fn(self.name, job_pipelined)
-        ssn.add_sub_job_pipelined_fn(self.name, sub_job_pipelined)
-        ssn.add_job_starving_fns(self.name, job_starving)
+        ssn.job_valid.register(job_valid)
+        ssn.reclaimable.register(evictable)
+        ssn.preemptable.register(evictable)
+        ssn.unified_evictable.register(unified_evictable)
+        ssn.job_order.register(job_order)
+        ssn.sub_job_order.register(sub_job_order)
+        ssn.job_ready.register(job_ready)
+        ssn.sub_job_ready.register(sub_job_ready)
+        ssn.job_pipelined.register(job_pipelined)
+        ssn.sub_job_pipelined.register(sub_job_pipelined)
+        ssn.job_starving.register(job_starving)
 
     def on_session_close(self, ssn: Session) -> None:
         for job in ssn.jobs.values():

@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING, JobInfo
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.types import PERMIT, REJECT
-from fumarole.framework.interface import Arguments
 from fumarole.plugins.util import (
     deduct_sch_gated_resources,
     format_resource_names,
@@ -60,7 +59,7 @@ DEFAULT_OVERCOMMIT_FACTOR = 1.2
 class OvercommitArguments(BaseModel):
     """The arguments the conf may give ``overcommit``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
     overcommit_factor: StrictFloat = Field(DEFAULT_OVERCOMMIT_FACTOR, alias="overcommit-factor")
 
@@ -71,7 +70,7 @@ class OvercommitPlugin:
     name = PLUGIN_NAME
     arguments_model = OvercommitArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: OvercommitArguments) -> None:
         self.arguments = arguments
         self.overcommit_factor = DEFAULT_OVERCOMMIT_FACTOR
         self.total_resource = Resource()
@@ -81,7 +80,7 @@ class OvercommitPlugin:
 
     def on_session_open(self, ssn: Session) -> None:
         self._ssn = ssn
-        factor = self.arguments.get_float(OVERCOMMIT_FACTOR, DEFAULT_OVERCOMMIT_FACTOR)
+        factor = self.arguments.overcommit_factor
         if factor < 1.0:
             logger.warning(
                 "invalid input {} for {}: it cannot be less than 1, using the default {}",
@@ -110,8 +109,8 @@ class OvercommitPlugin:
                 inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
         self.inqueue_resource = inqueue
 
-        ssn.add_job_enqueueable_fn(self.name, self.job_enqueueable)
-        ssn.add_job_enqueued_fn(self.name, self.job_enqueued)
+        ssn.job_enqueueable.register(self.job_enqueueable)
+        ssn.job_enqueued.register(self.job_enqueued)
 
     def job_enqueueable(self, job: JobInfo) -> int:
         if not job.has_min_resources():

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.types import PERMIT, EvictionContext, EvictionKind
-from fumarole.framework.interface import Arguments
+from fumarole.framework.interface import NoArguments
 from loguru import logger
 
 if TYPE_CHECKING:
@@ -53,8 +53,9 @@ class PriorityPlugin:
     """Volcano's ``priority`` plugin."""
 
     name = PLUGIN_NAME
+    arguments_model = NoArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NoArguments) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
@@ -109,12 +110,12 @@ class PriorityPlugin:
         def job_starving(job: JobInfo) -> bool:
             return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
 
-        ssn.add_task_order_fn(self.name, task_order)
-        ssn.add_job_order_fn(self.name, job_order)
-        ssn.add_sub_job_order_fn(self.name, sub_job_order)
-        ssn.add_preemptable_fn(self.name, preemptable)
-        ssn.add_unified_evictable_fn(self.name, unified_evictable)
-        ssn.add_job_starving_fns(self.name, job_starving)
+        ssn.task_order.register(task_order)
+        ssn.job_order.register(job_order)
+        ssn.sub_job_order.register(sub_job_order)
+        ssn.preemptable.register(preemptable)
+        ssn.unified_evictable.register(unified_evictable)
+        ssn.job_starving.register(job_starving)
 
     def on_session_close(self, ssn: Session) -> None:
         return None

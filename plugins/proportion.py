@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any
 
 from fumarole.framework.api.resource import ZERO, DimensionDefault, Resource, exceeded_part, share
 from fumarole.framework.api.types import PERMIT, REJECT
-from fumarole.framework.interface import Arguments, Event, EventHandler
+from fumarole.framework.interface import Event, EventHandler, NoArguments
 from fumarole.plugins.util import (
     deduct_sch_gated_resources,
     format_resource_names,
@@ -176,9 +176,10 @@ class ProportionPlugin:
     """Weighted queue shares (``proportionPlugin``)."""
 
     name = PLUGIN_NAME
+    arguments_model = NoArguments
 
-    def __init__(self, arguments: Arguments | None = None) -> None:
-        self.arguments = arguments if arguments is not None else Arguments()
+    def __init__(self, arguments: NoArguments | None = None) -> None:
+        self.arguments = arguments if arguments is not None else NoArguments()
         self.total_resource = Resource()
         self.total_guarantee = Resource()
         self.queue_opts: dict[str, QueueAttr] = {}
@@ -263,17 +264,17 @@ class ProportionPlugin:
 
     # ------------------------------------------------------------------ registration
     def _register(self, ssn: Session) -> None:
-        ssn.add_queue_order_fn(self.name, self._queue_order)
-        ssn.add_reclaimable_fn(self.name, lambda reclaimer, reclaimees: self._reclaimable(ssn, reclaimees))
-        ssn.add_overused_fn(self.name, self._overused)
-        ssn.add_allocatable_fn(self.name, lambda queue, candidate: self.queue_allocatable(queue, [candidate]))
-        ssn.add_simulate_allocatable_fn(self.name, self._simulate_allocatable)
-        ssn.add_preemptive_fn(self.name, self.queue_allocatable)
-        ssn.add_pre_predicate_fn(self.name, lambda task: self._pre_predicate(ssn, task))
-        ssn.add_job_enqueueable_fn(self.name, lambda job: self._job_enqueueable(ssn, job))
-        ssn.add_job_enqueued_fn(self.name, self._job_enqueued)
-        ssn.add_simulate_add_task_fn(self.name, partial(self._simulate_change, ssn, +1))
-        ssn.add_simulate_remove_task_fn(self.name, partial(self._simulate_change, ssn, -1))
+        ssn.queue_order.register(self._queue_order)
+        ssn.reclaimable.register(lambda reclaimer, reclaimees: self._reclaimable(ssn, reclaimees))
+        ssn.overused.register(self._overused)
+        ssn.allocatable.register(lambda queue, candidate: self.queue_allocatable(queue, [candidate]))
+        ssn.simulate_allocatable.register(self._simulate_allocatable)
+        ssn.preemptive.register(self.queue_allocatable)
+        ssn.pre_predicate.register(lambda task: self._pre_predicate(ssn, task))
+        ssn.job_enqueueable.register(lambda job: self._job_enqueueable(ssn, job))
+        ssn.job_enqueued.register(self._job_enqueued)
+        ssn.simulate_add_task.register(partial(self._simulate_change, ssn, +1))
+        ssn.simulate_remove_task.register(partial(self._simulate_change, ssn, -1))
         ssn.add_event_handler(
             EventHandler(
                 allocate_func=lambda event: self._on_event(ssn, event, +1),

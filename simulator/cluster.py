@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fumarole.framework.api.quantity import parse_quantity
 from fumarole.framework.cache import ClusterCache
@@ -35,6 +35,9 @@ from fumarole.framework.testing import (
 from .image_cache import ImageCache
 from .trace import GPU_MILLI
 from .workload import FaultSpec, NodeGroup, PodShape, Workload
+
+if TYPE_CHECKING:
+    from fumarole.framework.decisions import CycleDecisions
 
 RANK_ANNOTATION = "hccl/rankIndex"
 GB = 1e9
@@ -319,23 +322,25 @@ class SimCluster:
         pod = self.cache.pods.get(key)
         return self.records.get(pod.metadata.uid) if pod is not None else None
 
-    def bind(self, key: str, node: str, annotations: dict[str, str], now: float) -> PodRecord | None:
-        pod = self.cache.pods.get(key)
-        if pod is None:
-            return None
-        meta = pod.metadata
-        if annotations:
-            meta = meta.model_copy(update={"annotations": {**meta.annotations, **annotations}})
-        spec = pod.spec.model_copy(update={"node_name": node})
-        status = pod.status.model_copy(update={"nominated_node_name": ""})
-        self.cache.put(pod.model_copy(update={"metadata": meta, "spec": spec, "status": status}))
-        record = self.records[pod.metadata.uid]
+    def apply(self, decisions: CycleDecisions, now: float) -> list[PodRecord]:
+        """Apply a cycle's decision log as the API server does (``ClusterCache.apply``); the records of
+        the pods it bound, in bind order."""
+        bound = [self.cache.pods.get(bind.pod) for bind in decisions.binds]
+        self.cache.apply(decisions, now)
+        records = [self._bound(pod.metadata.uid, pod.key, now) for pod in bound if pod is not None]
+        if decisions.binds or decisions.evictions or decisions.nominations:
+            self.version += 1
+        return records
+
+    def _bound(self, uid: str, key: str, now: float) -> PodRecord:
+        pod = self.cache.pods[key]
+        node = pod.spec.node_name
+        record = self.records[uid]
         record.node = node
         record.bound = now
         self.allocated_npus += record.npus
         self.allocated_gpu_milli += record.gpu_milli
         self.history[(record.owner, record.rank)] = node
-        self.version += 1
         return record
 
     def set_phase(self, key: str, phase: str, now: float) -> None:
@@ -358,14 +363,6 @@ class SimCluster:
             return
         meta = pod.metadata.model_copy(update={"deletion_timestamp": now})
         self.cache.put(pod.model_copy(update={"metadata": meta}))
-        self.version += 1
-
-    def nominate(self, key: str, node: str) -> None:
-        pod = self.cache.pods.get(key)
-        if pod is None or pod.spec.node_name:
-            return
-        status = pod.status.model_copy(update={"nominated_node_name": node})
-        self.cache.put(pod.model_copy(update={"status": status}))
         self.version += 1
 
     def delete_pod(self, key: str, now: float, reason: str) -> PodRecord | None:

@@ -5,10 +5,12 @@ simulated cluster — there is no second scheduler model. With ``skip_idle_cycle
 cycle is skipped when nothing changed since the previous cycle and that cycle decided nothing: the
 scheduler is deterministic, so it would decide nothing again.
 
-The cycle's decisions take effect at once on the objects: a bind sets the pod's node (and the chip
-annotations plugins wrote) and starts the node's kubelet; an eviction marks the pod deleting
-(Releasing) and deletes it after ``eviction_grace_period``, when its controller reacts; a preemptor
-pipelined where victims were evicted gets its nominated node.
+The cycle's decision log is applied to the objects as the API server applies it, exactly as
+``fumarole schedule`` applies it (``ClusterCache.apply``): a bind sets the pod's node (and the chip
+annotations plugins wrote), an eviction marks the pod deleting (Releasing), a preemptor pipelined
+where victims were evicted gets its nominated node, PodGroup statuses are written. Then the simulated
+world reacts over time: the node's kubelet starts a bound pod; an evicted pod is deleted after
+``eviction_grace_period``, when its controller reacts.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def load_scheduler_conf(workload: Workload, registry: Registry, override: str | 
     if isinstance(source, dict):
         import yaml
 
-        return parse_conf(yaml.safe_dump(source), f"{workload.source} (conf)", registry)
+        return parse_conf(yaml.safe_dump(source), f"{workload.source} (conf)", registry, line_numbers=False)
     return load_conf(source, registry)
 
 
@@ -120,26 +122,22 @@ class Simulation:
     # ------------------------------------------------------------------ decisions
     def _apply(self, decisions: CycleDecisions) -> None:
         now = self.env.now
-        for bind in decisions.binds:
-            record = self.cluster.bind(bind.pod, bind.node, bind.annotations, now)
-            if record is None:
-                continue
-            self.metrics.log(now, "bind", bind.pod, bind.node, "recreated" if record.recreated else "first")
-            self.kubelets[bind.node].start(bind.pod, record.uid)
         if decisions.evictions:
             self.metrics.evictions += len(decisions.evictions)
             self.metrics.eviction_events += 1
             self.metrics.gangs_broken += self._gangs_broken([e.pod for e in decisions.evictions])
-        for eviction in decisions.evictions:
-            pod = self.cluster.pod(eviction.pod)
+        evicted = [(eviction, self.cluster.pod(eviction.pod)) for eviction in decisions.evictions]
+        for record in self.cluster.apply(decisions, now):
+            self.metrics.log(
+                now, "bind", record.key, record.node, "recreated" if record.recreated else "first"
+            )
+            self.kubelets[record.node].start(record.key, record.uid)
+        for eviction, pod in evicted:
             if pod is None:
                 continue
             detail = f"{eviction.action}: {eviction.reason}"
             self.metrics.log(now, "evict", eviction.pod, eviction.node, detail)
-            self.cluster.mark_deleting(eviction.pod, now)
             self.env.process(self._delete_after_grace(pod.metadata.uid, "evicted"))
-        for nomination in decisions.nominations:
-            self.cluster.nominate(nomination.pod, nomination.node)
         self.metrics.allocation(now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
 
     def _gangs_broken(self, evicted: list[str]) -> int:

@@ -50,6 +50,8 @@ from ..util import (
     select_best_node,
     set_nominated_node_name,
     split_by_fit,
+    sub_job_pipelined,
+    sub_job_ready,
     valid_job_queue,
 )
 from . import explain
@@ -119,7 +121,7 @@ class AllocateAction:
         dict[str, JobWorksheet],
         dict[str, SubJobWorksheet],
     ]:
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
+        queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
         jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
         worksheets: dict[str, JobWorksheet] = {}
         flat: dict[str, SubJobWorksheet] = {}
@@ -137,7 +139,7 @@ class AllocateAction:
             if sheet.empty():
                 continue
             if job.queue not in jobs_by_queue:
-                jobs_by_queue[job.queue] = PriorityQueue(ssn.job_order_fn)
+                jobs_by_queue[job.queue] = PriorityQueue.ordered(ssn.job_order)
                 queues.push(ssn.queues[job.queue])
             jobs_by_queue[job.queue].push(job)
             worksheets[job.uid] = sheet
@@ -202,7 +204,7 @@ class AllocateAction:
             return None
         self.recorder.snapshot_sub_job_status(job, sheet)
         explanation = explain.start(job)
-        gradients = ssn.hyper_node_gradient_for_job_fn(job, hyper_node, SearchPurpose.ALLOCATE)
+        gradients = ssn.hyper_node_gradient_for_job(job, hyper_node, SearchPurpose.ALLOCATE)
         for hyper_nodes in gradients:
             saved: dict[str, Statement] = {}
             sheets: dict[str, JobWorksheet] = {}
@@ -276,7 +278,7 @@ class AllocateAction:
             found = self.allocate_from_nomination(sub_job, sheet, hyper_node)
             if found is not None:
                 return found
-        gradients = ssn.hyper_node_gradient_for_sub_job_fn(sub_job, hyper_node, SearchPurpose.ALLOCATE)
+        gradients = ssn.hyper_node_gradient_for_sub_job(sub_job, hyper_node, SearchPurpose.ALLOCATE)
         tried: list[str] = []
         for hyper_nodes in gradients:
             saved: dict[str, Statement] = {}
@@ -316,12 +318,7 @@ class AllocateAction:
         ssn = self.ssn
         assert ssn is not None
         groups = {name: ssn.real_nodes_list.get(name, []) for name in saved}
-        per_plugin = ssn.hyper_node_order_map_fn(sub_job, groups)
-        totals = dict.fromkeys(groups, 0.0)
-        for scores in per_plugin.values():
-            for name, score in scores.items():
-                if name in totals:
-                    totals[name] += score
+        totals = ssn.batch_hyper_node_order(sub_job, groups)
         best_score = max(totals.values())
         ties = [name for name, score in totals.items() if score == best_score]
         choice = ties[0] if len(ties) == 1 else ties[int(ssn.rng.integers(len(ties)))]
@@ -372,7 +369,7 @@ class AllocateAction:
             nominated = nominated_node_name(ssn, task)
             if not nominated or nominated not in leaves or nominated not in ssn.nodes:
                 return None
-            if ssn.pre_predicate_fn(task) is not None:
+            if ssn.pre_predicate(task) is not None:
                 return None
             rows = np.asarray([ssn.node_table.index[nominated]], dtype=np.int64)
             passed, _ = helper.predicate_nodes(task, rows, limit=False)
@@ -422,7 +419,7 @@ class AllocateAction:
                 )
                 job.nodes_fit_errors[task.uid] = errors
                 continue
-            pre_error = ssn.pre_predicate_fn(task)
+            pre_error = ssn.pre_predicate(task)
             if pre_error is not None:
                 errors = FitErrors()
                 for row in rows.tolist():
@@ -457,13 +454,13 @@ class AllocateAction:
                 continue
             if sub_job.with_network_topology():
                 allocated_hyper_node = self._new_allocated_hyper_node(best.name, allocated_hyper_node)
-            if ssn.sub_job_ready(job, sub_job):
+            if sub_job_ready(ssn, job, sub_job):
                 break
-        if ssn.sub_job_ready(job, sub_job):
+        if sub_job_ready(ssn, job, sub_job):
             if sub_job.is_soft_topology_mode():
                 sub_job.allocated_hyper_node = allocated_hyper_node
             return stmt
-        if ssn.sub_job_pipelined(job, sub_job):
+        if sub_job_pipelined(ssn, job, sub_job):
             return stmt
         self._partial_placed = max(self._partial_placed, len(stmt.operations))
         stmt.discard()

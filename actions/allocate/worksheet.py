@@ -15,6 +15,8 @@ from fumarole.framework.api.task_info import has_only_queue_allocation_gate
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.util.priority_queue import PriorityQueue
 
+from ..util.jobs import sub_job_ready
+
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
     from fumarole.framework.api.sub_job_info import SubJobInfo
@@ -63,7 +65,7 @@ def organize_job_worksheet(ssn: Session, job: JobInfo) -> JobWorksheet:
     not_ready: list[SubJobInfo] = []
     ready_count: dict[str, int] = {}
     for sub_job in job.sub_jobs.values():
-        if ssn.sub_job_ready(job, sub_job):
+        if sub_job_ready(ssn, job, sub_job):
             ready_count[sub_job.gid] = ready_count.get(sub_job.gid, 0) + 1
         else:
             not_ready.append(sub_job)
@@ -78,11 +80,11 @@ def organize_job_worksheet(ssn: Session, job: JobInfo) -> JobWorksheet:
         left_required = left.uid in required
         if left_required != (right.uid in required):
             return left_required
-        return ssn.sub_job_order_fn(left, right)
+        return ssn.sub_job_order(left, right) < 0
 
     sheet = JobWorksheet(PriorityQueue(sub_job_less))
     for uid, sub_job in job.sub_jobs.items():
-        tasks: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_order_fn)
+        tasks: PriorityQueue[TaskInfo] = PriorityQueue.ordered(ssn.task_order)
         for task in sub_job.task_status_index.get(TaskStatus.PENDING, {}).values():
             if task.sch_gated and not only_volcano_gate(task):
                 continue
@@ -99,6 +101,6 @@ def _cmp_key(ssn: Session):  # type: ignore[no-untyped-def]
     from functools import cmp_to_key
 
     def compare(left: SubJobInfo, right: SubJobInfo) -> int:
-        return -1 if ssn.sub_job_order_fn(left, right) else 1
+        return -1 if ssn.sub_job_order(left, right) < 0 else 1
 
     return cmp_to_key(compare)

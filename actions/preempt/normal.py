@@ -36,7 +36,7 @@ def preemptor_fits_on_node(ssn: Session, queue: QueueInfo, preemptor: TaskInfo, 
     return (
         ssn.allocatable(queue, preemptor)
         and preemptor.init_resreq.less_equal(node.future_idle(), ZERO)
-        and ssn.predicate_fn(preemptor, node) is None
+        and ssn.predicate(preemptor, node) is None
     )
 
 

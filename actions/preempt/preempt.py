@@ -84,7 +84,7 @@ def ineligible_reason(ssn: Session, preemptor: TaskInfo) -> str | None:
     node = ssn.nodes.get(nominated)
     if node is None:
         return "not eligible due to the pod's nominated node is not found in the session"
-    error = ssn.predicate_fn(preemptor, node)
+    error = ssn.predicate(preemptor, node)
     if error is None:
         return "not eligible due to the pod's nominated node is already schedulable"
     if not isinstance(error, FitError):
@@ -127,10 +127,10 @@ class PreemptAction:
                 continue
             if job.contains_network_topology():
                 continue
-            preemptors.setdefault(job.queue, PriorityQueue(ssn.job_order_fn)).push(job)
+            preemptors.setdefault(job.queue, PriorityQueue.ordered(ssn.job_order)).push(job)
             under_request.setdefault(job.queue, []).append(job)
             tasks[job.uid] = self._pending_tasks(ssn, job)
-        queues: PriorityQueue[QueueInfo] = PriorityQueue(ssn.queue_order_fn)
+        queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
         for queue_uid in preemptors:
             queues.push(ssn.queues[queue_uid])
         helper = PredicateHelper(ssn, error_cache=self.arguments.error_cache)
@@ -161,7 +161,7 @@ class PreemptAction:
 
     @staticmethod
     def _pending_tasks(ssn: Session, job: JobInfo) -> PriorityQueue[TaskInfo]:
-        queue: PriorityQueue[TaskInfo] = PriorityQueue(ssn.task_order_fn)
+        queue: PriorityQueue[TaskInfo] = PriorityQueue.ordered(ssn.task_order)
         for task in job.tasks_with(TaskStatus.PENDING).values():
             if not task.sch_gated:
                 queue.push(task)
@@ -197,7 +197,7 @@ class PreemptAction:
         """Find room for one task by evicting victims the filter and the plugins allow."""
         if ineligible_reason(ssn, preemptor) is not None:
             return False
-        if ssn.pre_predicate_fn(preemptor) is not None:
+        if ssn.pre_predicate(preemptor) is not None:
             return False
         nodes = ssn.filter_out_unschedulable_and_unresolvable_nodes_for_task(preemptor)
         rows = ssn.node_table.rows_of(nodes) if nodes is not ssn.node_list else ssn.node_table.all_rows

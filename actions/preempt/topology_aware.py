@@ -84,14 +84,14 @@ def select_victims_on_node(
     """Victims on a cloned node, greedy then reprieved; an error text explains a failure."""
 
     def remove(task: TaskInfo) -> str:
-        error = ssn.simulate_remove_task_fn(state, preemptor, task, node)
+        error = ssn.simulate_remove_task(state, preemptor, task, node)
         if error is not None:
             return str(error)
         node.remove_task(task)
         return ""
 
     def add(task: TaskInfo) -> str:
-        error = ssn.simulate_add_task_fn(state, preemptor, task, node)
+        error = ssn.simulate_add_task(state, preemptor, task, node)
         if error is not None:
             return str(error)
         node.add_task(task)
@@ -99,9 +99,9 @@ def select_victims_on_node(
 
     def fits() -> bool:
         return (
-            ssn.simulate_allocatable_fn(state, queue, preemptor)
+            ssn.simulate_allocatable(state, queue, preemptor)
             and preemptor.init_resreq.less_equal(node.future_idle(), ZERO)
-            and ssn.simulate_predicate_fn(state, preemptor, node) is None
+            and ssn.simulate_predicate(state, preemptor, node) is None
         )
 
     preemptees = [task.clone() for task in node.tasks.values() if task_filter(task)]
@@ -121,7 +121,7 @@ def select_victims_on_node(
             break
     if not potential:
         return [], "no preemption victims found for incoming pod"
-    error = ssn.simulate_predicate_fn(state, preemptor, node)
+    error = ssn.simulate_predicate(state, preemptor, node)
     if error is not None:
         return [], f"failed to predicate pod {preemptor.key} on node {node.name}: {error}"
     if not fits():

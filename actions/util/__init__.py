@@ -3,7 +3,7 @@ victim validation (``pkg/scheduler/util/{predicate_helper,scheduler_helper}.go``
 action works on, and the arguments' Go booleans and predicate error cache switch."""
 
 from .arguments import GoBool, PredicateErrorCacheArguments, go_bool
-from .jobs import admitted_job_queue, valid_job_queue
+from .jobs import admitted_job_queue, sub_job_pipelined, sub_job_ready, valid_job_queue
 from .nomination import nominated_node_name, set_nominated_node_name
 from .predicate_helper import PredicateHelper, PredicateMode
 from .scoring import prioritize_nodes, select_best_node, sort_nodes_by_score, split_by_fit
@@ -22,6 +22,8 @@ __all__ = [
     "set_nominated_node_name",
     "sort_nodes_by_score",
     "split_by_fit",
+    "sub_job_pipelined",
+    "sub_job_ready",
     "valid_job_queue",
     "validate_victims",
 ]

@@ -1,17 +1,14 @@
 """Scoring candidate nodes and picking one (``util.PrioritizeNodes``, ``SelectBestNodeAndScore``,
 ``SortNodes`` and allocate's ``prioritizeNodes`` gradients).
 
-A node's score is, as upstream, the sum of: the plugins' reduce scores (over their map scores,
-floored to integers), the node-order scores, and the batch node-order scores. A scalar node-order
-function may carry a ``batch(task, rows)`` method giving the same scores for many rows at once; it
-is then used instead of one call per node (same numbers, summed in the same order). The best node is the
-one the first best-node plugin picks, else the highest score, ties broken by the session's seeded
-random generator.
+A node's score is, as upstream, the sum of the plugins' node-order scores (scalar and batch forms
+alike, ``ssn.batch_node_order``) and, when plugins registered map/reduce scoring, their reduced map
+scores (``ssn.node_map_reduce``). The best node is the one the first best-node plugin picks, else the
+highest score, ties broken by the session's seeded random generator.
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,40 +21,13 @@ if TYPE_CHECKING:
 
 def prioritize_nodes(ssn: Session, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
     """Total score of each row (aligned with ``rows``)."""
-    size = len(rows)
-    total = np.zeros(size, dtype=np.float64)
-    nodes = ssn.node_table.nodes
-    if ssn.has_fns("node_map") or ssn.has_fns("node_reduce"):
-        plugin_scores: dict[str, dict[str, float]] = {}
-        order_scores = np.zeros(size, dtype=np.float64)
-        for position, row in enumerate(rows.tolist()):
-            node = nodes[row]
-            map_scores, order = ssn.node_order_map_fn(task, node)
-            for plugin, score in map_scores.items():
-                plugin_scores.setdefault(plugin, {})[node.name] = float(math.floor(score))
-            order_scores[position] = order
-        reduced = ssn.node_order_reduce_fn(task, plugin_scores)
-        if reduced:
-            names = ssn.node_table.names
-            total += np.fromiter(
-                (reduced.get(names[r], 0.0) for r in rows.tolist()), dtype=np.float64, count=size
-            )
-        total += order_scores
-    else:
-        order_fns = [fn for tier in ssn.enabled_fns("node_order") for fn in tier]
-        if order_fns:
-            order_scores = np.zeros(size, dtype=np.float64)
-            for fn in order_fns:
-                batch = getattr(fn, "batch", None)
-                if batch is not None:
-                    order_scores += np.asarray(batch(task, rows), dtype=np.float64)
-                else:
-                    order_scores += np.fromiter(
-                        (float(fn(task, nodes[row])) for row in rows.tolist()), dtype=np.float64, count=size
-                    )
-            total += order_scores
-    if ssn.has_fns("batch_node_order"):
-        total += ssn.batch_node_order_fn(task, rows)
+    total: np.ndarray = ssn.batch_node_order(task, rows)
+    if ssn.node_reduce:
+        names = ssn.node_table.names
+        reduced = ssn.node_map_reduce(task, [ssn.node_table.nodes[row] for row in rows.tolist()])
+        total = total + np.fromiter(
+            (reduced.get(names[r], 0.0) for r in rows.tolist()), np.float64, len(rows)
+        )
     return total
 
 
@@ -72,8 +42,8 @@ def scores_by_value(ssn: Session, rows: np.ndarray, scores: np.ndarray) -> dict[
 
 def select_best_node(ssn: Session, task: TaskInfo, rows: np.ndarray, scores: np.ndarray) -> tuple[int, float]:
     """Row of the best node and its score: best-node plugins first, else max score with a seeded tie-break."""
-    if ssn.has_fns("best_node"):
-        chosen = ssn.best_node_fn(task, scores_by_value(ssn, rows, scores))
+    if ssn.best_node:
+        chosen = ssn.best_node(task, scores_by_value(ssn, rows, scores))
         if chosen is not None:
             row = ssn.node_table.index[chosen.name]
             position = int(np.flatnonzero(rows == row)[0]) if (rows == row).any() else -1

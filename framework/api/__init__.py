@@ -5,6 +5,7 @@ errors, and the small types plugins exchange with the session (votes, search pur
 eviction contexts).
 """
 
+from .batch_fit import BatchFit, ErrorsFit
 from .fit_errors import Code, FitError, FitErrors, Status
 from .hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeError, HyperNodeInfo, HyperNodeInfoMap
 from .job_info import JobInfo
@@ -25,8 +26,10 @@ __all__ = [
     "PERMIT",
     "REJECT",
     "ZERO",
+    "BatchFit",
     "Code",
     "DimensionDefault",
+    "ErrorsFit",
     "EvictionContext",
     "EvictionKind",
     "FitError",

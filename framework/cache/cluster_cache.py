@@ -19,8 +19,9 @@ session's view:
 delete when asked). It is all-or-nothing: the candidate object set is validated (hypernode tree
 included) before anything is changed.
 
-As the session's cache, it forwards binds, evictions and PodGroup statuses to the observers
-(``hookspecs``) and keeps PodGroup phases for the next cycle.
+``apply`` takes a cycle's decision log as the API server would (``cache.apply``): a bind sets the
+pod's node, an eviction marks the pod deleting, a nomination sets ``status.nominatedNodeName``, the
+PodGroup statuses are written; the next snapshot sees them.
 """
 
 from __future__ import annotations
@@ -40,28 +41,12 @@ from ..api.task_status import TaskStatus
 from ..settings import Settings
 from .codec import LoadedFile, SnapshotError, check_duplicates, read_file
 from .objects import ConfigMap, HyperNode, KubeObject, Node, Pod, PodGroup, PriorityClass, Queue
+from .snapshot import ClusterSnapshot
 
 if TYPE_CHECKING:
-    from ..session import ClusterSnapshot, Session
+    from ..decisions import CycleDecisions
 
 _TERMINATED = (TaskStatus.SUCCEEDED, TaskStatus.FAILED)
-
-
-def _condition_key(condition: Any) -> tuple[str, str, str, str]:
-    return (condition.type, condition.status, condition.reason, condition.message)
-
-
-def _status_changed(pg: PodGroup, state: Any) -> bool:
-    """Whether a PodGroup status differs, ignoring transition IDs and times (``isPodGroupStatusUpdated``)."""
-    status = pg.status
-    if (status.phase, status.running, status.succeeded, status.failed) != (
-        state.phase,
-        state.running,
-        state.succeeded,
-        state.failed,
-    ):
-        return True
-    return [_condition_key(c) for c in status.conditions] != [_condition_key(c) for c in state.conditions]
 
 
 class ClusterCache:
@@ -180,8 +165,6 @@ class ClusterCache:
         return 0
 
     def snapshot(self) -> ClusterSnapshot:
-        from ..session import ClusterSnapshot
-
         node_infos: dict[str, NodeInfo] = {name: NodeInfo(node) for name, node in self.nodes.items()}
         placeholders: dict[str, NodeInfo] = {}
         jobs: dict[str, JobInfo] = {}
@@ -234,33 +217,9 @@ class ClusterCache:
             config_maps=dict(self.config_maps),
         )
 
-    # ------------------------------------------------------------------ the session's sink
-    def bind(self, ssn: Session, task: TaskInfo, node_name: str) -> None:
-        if ssn.hooks is not None:
-            ssn.hooks.fumarole_bind(session=ssn, task=task, node=node_name, action=ssn.current_action)
+    # ------------------------------------------------------------------ decisions
+    def apply(self, decisions: CycleDecisions, now: float = 0.0) -> None:
+        """Apply a decision log as the API server would (see the module docstring)."""
+        from .apply import apply_decisions
 
-    def evict(self, ssn: Session, task: TaskInfo, reason: str) -> None:
-        if ssn.hooks is not None:
-            ssn.hooks.fumarole_evict(
-                session=ssn, task=task, node=task.node_name, action=ssn.current_action, reason=reason
-            )
-
-    def update_job_status(self, ssn: Session, job: JobInfo) -> None:
-        """Keep the PodGroup's new phase and conditions for the next cycle; tell the observers."""
-        pg = self.pod_groups.get(job.uid)
-        state = job.pod_group_state
-        if pg is not None and _status_changed(pg, state):
-            status = pg.status.model_copy(
-                update={
-                    "phase": state.phase,
-                    "conditions": list(state.conditions),
-                    "running": state.running,
-                    "succeeded": state.succeeded,
-                    "failed": state.failed,
-                }
-            )
-            self.pod_groups[job.uid] = pg.model_copy(update={"status": status})
-        if ssn.hooks is not None:
-            ssn.hooks.fumarole_podgroup_phase(
-                session=ssn, job=job, old=ssn.pod_group_old_phase.get(job.uid, ""), new=state.phase
-            )
+        apply_decisions(self, decisions, now)

@@ -1,10 +1,8 @@
-"""The in-memory cluster of ``fumarole schedule``: decisions take effect between cycles.
+"""The in-memory cluster of ``fumarole schedule``: decisions take effect between cycles, at once.
 
-After a cycle, a bind makes its pod Running on the node (with the annotations plugins wrote at
-allocation), an eviction deletes the pod, as if the kubelet and the controllers had acted at once,
-and a preemptor pipelined where victims were evicted gets ``status.nominatedNodeName`` (as the
-scheduler's job updater writes it). The simulator replaces this with timed kubelets, controllers and
-grace periods.
+The decision log is applied as the API server applies it (``ClusterCache.apply``); then the kubelets
+and controllers act instantly: a pod just bound is Running on its node, a pod just evicted is deleted.
+The simulator replaces this with timed kubelets, controllers and grace periods.
 """
 
 from __future__ import annotations
@@ -14,23 +12,10 @@ from .cluster_cache import ClusterCache
 
 
 def apply_decisions(cache: ClusterCache, decisions: CycleDecisions) -> None:
+    cache.apply(decisions)
     for bind in decisions.binds:
         pod = cache.pods.get(bind.pod)
-        if pod is None:
-            continue
-        metadata = pod.metadata
-        if bind.annotations:
-            metadata = metadata.model_copy(
-                update={"annotations": {**metadata.annotations, **bind.annotations}}
-            )
-        spec = pod.spec.model_copy(update={"node_name": bind.node})
-        status = pod.status.model_copy(update={"phase": "Running", "nominated_node_name": ""})
-        cache.put(pod.model_copy(update={"metadata": metadata, "spec": spec, "status": status}))
+        if pod is not None and pod.spec.node_name == bind.node:
+            cache.put(pod.model_copy(update={"status": pod.status.model_copy(update={"phase": "Running"})}))
     for eviction in decisions.evictions:
         cache.delete("Pod", eviction.pod)
-    for nomination in decisions.nominations:
-        pod = cache.pods.get(nomination.pod)
-        if pod is None or pod.spec.node_name:
-            continue
-        status = pod.status.model_copy(update={"nominated_node_name": nomination.node})
-        cache.put(pod.model_copy(update={"status": status}))

@@ -2,7 +2,8 @@
 
 It follows Go's ``container/heap`` algorithm (sift-up on push; swap root and last, then sift-down on
 pop), so ties are resolved exactly as upstream resolves them: by heap position, not by insertion
-order. ``pop`` returns the item for which ``less`` is smallest.
+order. ``pop`` returns the item for which ``less`` is smallest. ``PriorityQueue.ordered`` builds one
+from a comparison (< 0: left first), such as an ordering extension point (``ssn.job_order``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ class PriorityQueue(Generic[T]):
         self._items: list[T] = []
         for item in items:
             self.push(item)
+
+    @classmethod
+    def ordered(cls, compare: Callable[[T, T], int], items: Iterable[T] = ()) -> PriorityQueue[T]:
+        """A queue that pops first the item ``compare`` puts first (``compare(l, r) < 0``)."""
+        return cls(lambda left, right: compare(left, right) < 0, items)
 
     def push(self, item: T) -> None:
         self._items.append(item)

@@ -1,45 +1,75 @@
 """How the answers of several plugins combine into one: the tier-voting rules.
 
-Every extension point of the session is combined by exactly one of these rules. Plugins are
-always consulted tier by tier, in conf order inside a tier, and only when their enable flag is on
-and they registered the function; each rule receives those functions already grouped by tier.
-
-==========================  =========================================================  ==================
-rule (module)               extension points                                           Go original
-==========================  =========================================================  ==================
-all_must_pass               predicate, pre_predicate, simulate_predicate,               PredicateFn …
-                            simulate_add_task, simulate_remove_task
-sum_of_scores               node_order, batch_node_order, node_order_map/reduce         NodeOrderFn …
-first_nonzero               job_order, queue_order, task_order, victim_queue_order,     JobOrderCompareFn …
-                            cluster_order, sub_job_order
-tier_intersection           preemptable, reclaimable, unified_evictable                 Preemptable …
-tier_vote                   job_pipelined, sub_job_pipelined, job_enqueueable           JobPipelined …
-first_tier_decides          job_starving                                                JobStarving
-all_true                    job_ready, sub_job_ready, allocatable, preemptive,          JobReady …
-                            simulate_allocatable
-any_true                    overused                                                    Overused
-first_failure               job_valid                                                   JobValid
-winner_takes_all            hyper_node_gradient_for_job/_sub_job, target_job,           HyperNodeGradient…
-                            best_node (first non-None)
-tier_union                  victim_tasks                                                VictimTasks
-broadcast                   job_enqueued, reserved_nodes, allocate/deallocate events    JobEnqueued …
-==========================  =========================================================  ==================
+Every extension point of the session names exactly one of these rules in its declaration
+(``framework.extension_points``). Each rule is written once, in its own module, and cites the Go
+functions that follow it (``pkg/scheduler/framework/session_plugins.go``). A rule takes the enabled
+functions of a point grouped by tier and the point's arguments and returns the combined answer, or
+``UNDECIDED`` when nobody decided, in which case the point's declared fallback answers.
+docs/extension-points.md lists which point uses which rule.
 """
 
-from .all_must_pass import first_error
-from .all_true import all_true
-from .any_true import any_true
-from .broadcast import broadcast
-from .first_failure import first_failure
-from .first_nonzero import first_nonzero
-from .first_tier_decides import first_tier_decides
-from .sum_of_scores import sum_batch_scores, sum_scores
-from .tier_intersection import tier_intersection
-from .tier_union import tier_union
-from .tier_vote import tier_vote
-from .winner_takes_all import first_not_none, winner_takes_all
+from typing import Any
+
+from .all_must_pass import ALL_MUST_PASS, first_error
+from .all_true import ALL_TRUE, all_true
+from .any_true import ANY_TRUE, any_true
+from .broadcast import BROADCAST, broadcast
+from .first_failure import FIRST_FAILURE, first_failure
+from .first_nonzero import FIRST_NONZERO, first_nonzero
+from .first_not_none import FIRST_NOT_NONE, first_not_none
+from .first_tier_decides import FIRST_TIER_DECIDES, first_tier_decides
+from .rule import UNDECIDED, Tiers, Undecided, VotingRule
+from .sum_of_scores import SUM_OF_SCORE_MAPS, SUM_OF_SCORES, sum_score_maps, sum_score_vectors, sum_scores
+from .tier_intersection import (
+    STRICT_TIER_INTERSECTION,
+    TIER_INTERSECTION,
+    strict_tier_intersection,
+    tier_intersection,
+)
+from .tier_union import TIER_UNION, tier_union
+from .tier_vote import TIER_VOTE, tier_vote
+from .winner_takes_all import WINNER_TAKES_ALL, winner_takes_all
+
+RULES: tuple[VotingRule[Any], ...] = (
+    ALL_MUST_PASS,
+    SUM_OF_SCORES,
+    SUM_OF_SCORE_MAPS,
+    FIRST_NONZERO,
+    TIER_INTERSECTION,
+    STRICT_TIER_INTERSECTION,
+    TIER_VOTE,
+    FIRST_TIER_DECIDES,
+    ALL_TRUE,
+    ANY_TRUE,
+    FIRST_FAILURE,
+    WINNER_TAKES_ALL,
+    FIRST_NOT_NONE,
+    TIER_UNION,
+    BROADCAST,
+)
+"""Every rule, in the order docs/extension-points.md lists them."""
 
 __all__ = [
+    "ALL_MUST_PASS",
+    "ALL_TRUE",
+    "ANY_TRUE",
+    "BROADCAST",
+    "FIRST_FAILURE",
+    "FIRST_NONZERO",
+    "FIRST_NOT_NONE",
+    "FIRST_TIER_DECIDES",
+    "RULES",
+    "STRICT_TIER_INTERSECTION",
+    "SUM_OF_SCORES",
+    "SUM_OF_SCORE_MAPS",
+    "TIER_INTERSECTION",
+    "TIER_UNION",
+    "TIER_VOTE",
+    "UNDECIDED",
+    "WINNER_TAKES_ALL",
+    "Tiers",
+    "Undecided",
+    "VotingRule",
     "all_true",
     "any_true",
     "broadcast",
@@ -48,7 +78,9 @@ __all__ = [
     "first_nonzero",
     "first_not_none",
     "first_tier_decides",
-    "sum_batch_scores",
+    "strict_tier_intersection",
+    "sum_score_maps",
+    "sum_score_vectors",
     "sum_scores",
     "tier_intersection",
     "tier_union",

@@ -7,10 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._types import Tiers
+from .rule import UNDECIDED, Tiers, Undecided, VotingRule
 
 
-def broadcast(tiers: Tiers, *args: Any) -> None:
+def broadcast(tiers: Tiers, *args: Any) -> Undecided:
     for tier in tiers:
         for fn in tier:
             fn(*args)
+    return UNDECIDED
+
+
+BROADCAST: VotingRule[None] = VotingRule(
+    name="broadcast",
+    go="JobEnqueued, ReservedNodes, AddEventHandler",
+    summary="Every enabled plugin is called in tier order; nothing is returned.",
+    combine=broadcast,
+)

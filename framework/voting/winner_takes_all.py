@@ -1,33 +1,28 @@
-"""Winner takes all (``HyperNodeGradientForJobFn``, ``HyperNodeGradientForSubJobFn``, ``TargetJob``)
-and first non-None (``BestNodeFn``).
+"""Winner takes all (``HyperNodeGradientForJobFn``, ``HyperNodeGradientForSubJobFn``, ``TargetJob``).
 
-``winner_takes_all``: the first enabled plugin that registered the function answers, whatever it
-answers; with none, the caller's fallback (for hypernode gradients ``[[hypernode]]``).
-``first_not_none``: the first answer that is not None wins; later plugins are asked otherwise.
+The first enabled plugin that registered the function answers, whatever it answers. Nobody
+registered: undecided (for hypernode gradients the fallback is ``[[hypernode]]``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
-from ._types import Tiers
-
-T = TypeVar("T")
+from .rule import UNDECIDED, Tiers, Undecided, VotingRule
 
 
-def winner_takes_all(tiers: Tiers, fallback: Callable[[], T], *args: Any) -> T:
+def winner_takes_all(tiers: Tiers, *args: Any) -> Any:
     for tier in tiers:
         for fn in tier:
-            result: T = fn(*args)
-            return result
-    return fallback()
+            return fn(*args)
+    return UNDECIDED
 
 
-def first_not_none(tiers: Tiers, *args: Any) -> Any:
-    for tier in tiers:
-        for fn in tier:
-            result = fn(*args)
-            if result is not None:
-                return result
-    return None
+WINNER_TAKES_ALL: VotingRule[Any] = VotingRule(
+    name="winner takes all",
+    go="HyperNodeGradientForJobFn, HyperNodeGradientForSubJobFn, TargetJob",
+    summary="The first enabled plugin, in tier order, answers alone.",
+    combine=winner_takes_all,
+)
+
+__all__ = ["WINNER_TAKES_ALL", "Undecided", "winner_takes_all"]

@@ -11,7 +11,8 @@ Upstream reads these in ``New`` / ``parseArguments`` (plugins/capacity/capacity.
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from fumarole.framework.api.go_bool import GoBool
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 ANCESTOR_RECLAIM_LEVEL_KEY = "ancestorReclaimLevel"
 DRA_ENABLE_KEY = "capacity.DynamicResourceAllocationEnable"
@@ -21,12 +22,10 @@ DRA_CONSUMABLE_CAPACITY_KEY = "capacity.DRAConsumableCapacityEnable"
 class CapacityArguments(BaseModel):
     """Typed view of the capacity plugin's ``arguments`` (unknown keys are rejected)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
     ancestor_reclaim_level: StrictInt = Field(0, alias="ancestorReclaimLevel")
-    dynamic_resource_allocation_enable: StrictBool | None = Field(
+    dynamic_resource_allocation_enable: GoBool | None = Field(
         None, alias="capacity.DynamicResourceAllocationEnable"
     )
-    dra_consumable_capacity_enable: StrictBool | None = Field(
-        None, alias="capacity.DRAConsumableCapacityEnable"
-    )
+    dra_consumable_capacity_enable: GoBool | None = Field(None, alias="capacity.DRAConsumableCapacityEnable")

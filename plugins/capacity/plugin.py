@@ -65,7 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.types import PERMIT, REJECT, EvictionContext, EvictionKind
-from fumarole.framework.interface import Arguments, Event, EventHandler
+from fumarole.framework.interface import Event, EventHandler
 from fumarole.plugins.util import deduct_sch_gated_resources, format_resource_names, record_unschedulable
 from loguru import logger
 
@@ -118,7 +118,7 @@ class CapacityPlugin:
     name = "capacity"
     arguments_model = CapacityArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: CapacityArguments) -> None:
         self.arguments = arguments
         self.ancestor_reclaim_level = 0
         self.total_resource = Resource()
@@ -127,13 +127,16 @@ class CapacityPlugin:
         self.ready_to_schedule = True
         self._ssn: Session | None = None
         self._victims: ReclaimVictimSelector | None = None
-        for key in (DRA_ENABLE_KEY, DRA_CONSUMABLE_CAPACITY_KEY):
-            if arguments.get_bool(key, False):
+        for key, value in (
+            (DRA_ENABLE_KEY, arguments.dynamic_resource_allocation_enable),
+            (DRA_CONSUMABLE_CAPACITY_KEY, arguments.dra_consumable_capacity_enable),
+        ):
+            if value:
                 logger.warning("[capacity] {} is set but fumarole has no DRA: the argument is ignored", key)
 
     # ------------------------------------------------------------------ session
     def _parse_arguments(self) -> None:
-        level = self.arguments.get_int(ANCESTOR_RECLAIM_LEVEL_KEY, 0)
+        level = self.arguments.ancestor_reclaim_level
         if level < 0:
             logger.warning(
                 "[capacity] {} should be non-negative, got {}. Falling back to 0.",
@@ -184,24 +187,24 @@ class CapacityPlugin:
             ),
         )
 
-        ssn.add_reclaimable_fn(self.name, self.reclaimable)
-        ssn.add_unified_evictable_fn(self.name, self.unified_evictable)
-        ssn.add_preemptive_fn(self.name, self.preemptive)
-        ssn.add_allocatable_fn(self.name, self.allocatable)
-        ssn.add_job_enqueueable_fn(self.name, self.job_enqueueable)
-        ssn.add_job_enqueued_fn(self.name, self.job_enqueued)
-        ssn.add_pre_predicate_fn(self.name, self.pre_predicate)
-        ssn.add_simulate_add_task_fn(self.name, self.simulate_add_task)
-        ssn.add_simulate_remove_task_fn(self.name, self.simulate_remove_task)
-        ssn.add_simulate_allocatable_fn(self.name, self.simulate_allocatable)
+        ssn.reclaimable.register(self.reclaimable)
+        ssn.unified_evictable.register(self.unified_evictable)
+        ssn.preemptive.register(self.preemptive)
+        ssn.allocatable.register(self.allocatable)
+        ssn.job_enqueueable.register(self.job_enqueueable)
+        ssn.job_enqueued.register(self.job_enqueued)
+        ssn.pre_predicate.register(self.pre_predicate)
+        ssn.simulate_add_task.register(self.simulate_add_task)
+        ssn.simulate_remove_task.register(self.simulate_remove_task)
+        ssn.simulate_allocatable.register(self.simulate_allocatable)
         ssn.add_event_handler(
             EventHandler(allocate_func=self.on_allocate, deallocate_func=self.on_deallocate)
         )
         if not self.hierarchy_enabled:
-            ssn.add_queue_order_fn(self.name, self.queue_order)
+            ssn.queue_order.register(self.queue_order)
         elif self.ready_to_schedule:
-            ssn.add_queue_order_fn(self.name, self.hierarchical_queue_order)
-            ssn.add_victim_queue_order_fn(self.name, self.victim_queue_order)
+            ssn.queue_order.register(self.hierarchical_queue_order)
+            ssn.victim_queue_order.register(self.victim_queue_order)
 
     def on_session_close(self, ssn: Session) -> None:
         self.total_resource = Resource()

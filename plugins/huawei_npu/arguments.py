@@ -136,7 +136,7 @@ Integer = Annotated[int, BeforeValidator(_integer)]
 class HuaweiNpuArguments(BaseModel):
     """The plugin's own ``arguments`` (every key optional; unset keys fall back to init-params)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
     prefer_previous_node: GoBool | None = Field(None, alias="prefer-previous-node")
     affinity_cache_ttl: Duration | None = Field(None, alias="affinity-cache-ttl")
@@ -199,7 +199,7 @@ def _grace(value: object) -> int:
     return seconds
 
 
-def resolve_config(init_params: Mapping[str, Any], own: Mapping[str, Any]) -> NpuConfig:
+def resolve_config(init_params: Mapping[str, Any], parsed: HuaweiNpuArguments) -> NpuConfig:
     """Merge ``init-params`` (lenient, upstream's string rules) with the plugin's own arguments."""
     defaults = NpuConfig()
     base = NpuConfig(
@@ -227,7 +227,6 @@ def resolve_config(init_params: Mapping[str, Any], own: Mapping[str, Any]) -> Np
             defaults.self_maintain_available_card,
         ),
     )
-    parsed = HuaweiNpuArguments.model_validate(dict(own))
     overrides: dict[str, Any] = {}
     for name in NpuConfig.__dataclass_fields__:
         value = getattr(parsed, name)

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.task_status import TaskStatus
-from fumarole.framework.session_plugins import pod_index
+from fumarole.framework.extension_points.fallbacks import pod_index
 from fumarole.policies.chips import HW_PREFIX, is_npu_resource
 from fumarole.policies.fault.tracker import (
     SUB_HEALTHY_IGNORE,

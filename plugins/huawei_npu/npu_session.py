@@ -57,10 +57,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
+from fumarole.framework.api.batch_fit import BatchFit
 from fumarole.framework.api.fit_errors import Code
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import ABSTAIN, REJECT, ValidateResult
-from fumarole.framework.session_plugins import BatchFit, pod_index
+from fumarole.framework.extension_points.fallbacks import pod_index
 from fumarole.policies.chips import format_chip_list, from_mask, popcount
 from fumarole.policies.fault.scoring import apply_fault_penalties
 from loguru import logger

@@ -15,7 +15,7 @@ Extension points (flag in parentheses; see ``npu_session`` for what each decides
 * allocate / deallocate event handlers (no flag).
 
 The conf may name the plugin ``huawei-npu`` or upstream's ``volcano-npu_<version>`` (an alias the
-default registry knows); the plugin registers its functions under the name the conf uses, so the
+default registry knows); the session registers its functions under the name the conf uses, so the
 enable flags of that entry apply. State that outlives a session lives in the ``ScheduleHandler``
 (``handler``), kept in ``ssn.persistent``.
 
@@ -29,9 +29,9 @@ Not registered (upstream does): job_enqueueable (device-list totals; upstream's 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from fumarole.framework.interface import Arguments, EventHandler
+from fumarole.framework.interface import EventHandler
 
 from .arguments import INIT_PARAMS, HuaweiNpuArguments, NpuConfig, resolve_config
 from .handler import HANDLER_KEY, ScheduleHandler
@@ -48,26 +48,10 @@ class HuaweiNpuPlugin:
     name: ClassVar[str] = PLUGIN_NAME
     arguments_model = HuaweiNpuArguments
 
-    def __init__(self, arguments: Arguments) -> None:
-        self.arguments = Arguments(arguments)
-        HuaweiNpuArguments.model_validate(dict(self.arguments))
-        self.registered_as = PLUGIN_NAME
+    def __init__(self, arguments: HuaweiNpuArguments) -> None:
+        self.arguments = arguments
         self.session: NpuSession | None = None
         self.handler: ScheduleHandler | None = None
-
-    def _conf_name(self, ssn: Session) -> str:
-        """The name under which the conf lists this plugin (``huawei-npu`` or an alias)."""
-        for tier in ssn.tiers:
-            for option in tier.plugins:
-                if option.name == PLUGIN_NAME:
-                    return option.name
-                try:
-                    builder: Any = ssn.registry.plugin_builder(option.name)
-                except LookupError:
-                    continue
-                if builder is type(self):
-                    return option.name
-        return PLUGIN_NAME
 
     def config(self, ssn: Session) -> NpuConfig:
         return resolve_config(ssn.configuration(INIT_PARAMS), self.arguments)
@@ -79,14 +63,13 @@ class HuaweiNpuPlugin:
         self.session = session
         if session is None:
             return
-        name = self.registered_as = self._conf_name(ssn)
-        ssn.add_batch_predicate_fn(name, session.batch_predicate)
-        ssn.add_batch_node_order_fn(name, session.batch_node_order)
-        ssn.add_job_valid_fn(name, session.job_valid)
-        ssn.add_job_ready_fn(name, session.job_ready)
-        ssn.add_job_pipelined_fn(name, session.job_pipelined)
-        ssn.add_task_order_fn(name, session.task_order)
-        ssn.add_job_order_fn(name, session.job_order)
+        ssn.batch_predicate.register(session.batch_predicate)
+        ssn.batch_node_order.register(session.batch_node_order)
+        ssn.job_valid.register(session.job_valid)
+        ssn.job_ready.register(session.job_ready)
+        ssn.job_pipelined.register(session.job_pipelined)
+        ssn.task_order.register(session.task_order)
+        ssn.job_order.register(session.job_order)
         ssn.add_event_handler(
             EventHandler(allocate_func=session.on_allocate, deallocate_func=session.on_deallocate)
         )

@@ -1,8 +1,7 @@
 """Arguments of ``network-topology-aware`` and their parsing (``getPriorityWeight``,
 ``getNormalPodConfig``, ``getMaxHyperNodesForEviction``).
 
-Keys (Go types; a wrongly typed value keeps the default, as Volcano logs and ignores it — the conf
-loader rejects it earlier through ``NetworkTopologyAwareArguments``):
+Keys (Go types; a wrongly typed value is a conf error, where Volcano logs it and keeps the default):
 
 * ``weight`` (int, 1): multiplies every score (``MaxNodeScore`` × weight × score); negative → 1;
 * ``hypernode.binpack.cpu`` / ``hypernode.binpack.memory`` (int, 1): negative → 1;
@@ -19,19 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
+from fumarole.framework.api.go_bool import GoBool
 from fumarole.framework.api.resource import CPU, MEMORY
-from fumarole.framework.interface import ArgumentError, Arguments
 from fumarole.plugins.util.arguments import ResourceWeight, mark_unknown_keys
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    StrictBool,
-    StrictInt,
-    StrictStr,
-    model_validator,
-)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictInt, StrictStr, model_validator
 from pydantic_core import PydanticCustomError
 
 WEIGHT = "weight"
@@ -59,15 +49,6 @@ _FIXED_KEYS = frozenset(
         EVICT_MAX_HYPERNODES,
     }
 )
-_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
-_GO_BOOLS = _GO_TRUE | {"0", "f", "F", "FALSE", "false", "False"}
-
-
-def _go_bool(value: Any) -> Any:
-    """``strconv.ParseBool`` spellings become booleans; anything else is left to fail validation."""
-    if isinstance(value, str) and value in _GO_BOOLS:
-        return value in _GO_TRUE
-    return value
 
 
 def _number(value: Any) -> Any:
@@ -80,16 +61,14 @@ def _number(value: Any) -> Any:
 class NetworkTopologyAwareArguments(BaseModel):
     """What the conf loader accepts: the fixed keys plus ``hypernode.binpack.resources.<name>: <int>``."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=True)
     __pydantic_extra__: dict[str, ResourceWeight] = Field(init=False)  # type: ignore[assignment]
 
     weight: StrictInt = Field(DEFAULT_WEIGHT, alias=WEIGHT)
     cpu: StrictInt = Field(DEFAULT_WEIGHT, alias=BINPACK_CPU)
     memory: StrictInt = Field(DEFAULT_WEIGHT, alias=BINPACK_MEMORY)
     resources: StrictStr = Field("", alias=BINPACK_RESOURCES)
-    normal_pod_enable: Annotated[StrictBool, BeforeValidator(_go_bool)] = Field(
-        DEFAULT_NORMAL_POD_ENABLE, alias=NORMAL_POD_ENABLE
-    )
+    normal_pod_enable: GoBool = Field(DEFAULT_NORMAL_POD_ENABLE, alias=NORMAL_POD_ENABLE)
     normal_pod_fading: Annotated[float, BeforeValidator(_number)] = Field(
         DEFAULT_NORMAL_POD_FADING, alias=NORMAL_POD_FADING
     )
@@ -99,27 +78,6 @@ class NetworkTopologyAwareArguments(BaseModel):
     @classmethod
     def _mark_unknown_keys(cls, data: Any) -> Any:
         return mark_unknown_keys(data, _FIXED_KEYS, BINPACK_RESOURCES_PREFIX)
-
-
-def _get_int(arguments: Arguments, key: str, default: int) -> int:
-    try:
-        return arguments.get_int(key, default)
-    except ArgumentError:
-        return default
-
-
-def _get_float(arguments: Arguments, key: str, default: float) -> float:
-    try:
-        return arguments.get_float(key, default)
-    except ArgumentError:
-        return default
-
-
-def _get_bool(arguments: Arguments, key: str, default: bool) -> bool:
-    try:
-        return arguments.get_bool(key, default)
-    except ArgumentError:
-        return default
 
 
 @dataclass
@@ -144,25 +102,17 @@ class PriorityWeight:
         return [CPU, MEMORY, *self.resources]
 
     @classmethod
-    def from_arguments(cls, arguments: Arguments) -> PriorityWeight:
+    def from_arguments(cls, arguments: NetworkTopologyAwareArguments) -> PriorityWeight:
         weight = cls()
-        weight.global_weight = _get_int(arguments, WEIGHT, DEFAULT_WEIGHT)
-        if weight.global_weight < 0:
-            weight.global_weight = DEFAULT_WEIGHT
-        weight.cpu = _get_int(arguments, BINPACK_CPU, DEFAULT_WEIGHT)
-        if weight.cpu < 0:
-            weight.cpu = DEFAULT_WEIGHT
-        weight.memory = _get_int(arguments, BINPACK_MEMORY, DEFAULT_WEIGHT)
-        if weight.memory < 0:
-            weight.memory = DEFAULT_WEIGHT
-        listed = arguments.get(BINPACK_RESOURCES, "")
-        if not isinstance(listed, str):
-            listed = ""
-        for raw in listed.split(","):
+        weight.global_weight = arguments.weight if arguments.weight >= 0 else DEFAULT_WEIGHT
+        weight.cpu = arguments.cpu if arguments.cpu >= 0 else DEFAULT_WEIGHT
+        weight.memory = arguments.memory if arguments.memory >= 0 else DEFAULT_WEIGHT
+        extra: dict[str, int] = arguments.model_extra or {}
+        for raw in arguments.resources.split(","):
             name = raw.strip()
             if not name:
                 continue
-            value = _get_int(arguments, BINPACK_RESOURCES_PREFIX + name, DEFAULT_WEIGHT)
+            value = extra.get(BINPACK_RESOURCES_PREFIX + name, DEFAULT_WEIGHT)
             weight.resources[name] = value if value >= 0 else DEFAULT_WEIGHT
         return weight
 
@@ -175,15 +125,15 @@ class NormalPodConfig:
     fading: float = DEFAULT_NORMAL_POD_FADING
 
     @classmethod
-    def from_arguments(cls, arguments: Arguments) -> NormalPodConfig:
+    def from_arguments(cls, arguments: NetworkTopologyAwareArguments) -> NormalPodConfig:
         config = cls()
-        config.enable = _get_bool(arguments, NORMAL_POD_ENABLE, DEFAULT_NORMAL_POD_ENABLE)
-        config.fading = _get_float(arguments, NORMAL_POD_FADING, DEFAULT_NORMAL_POD_FADING)
+        config.enable = arguments.normal_pod_enable
+        config.fading = arguments.normal_pod_fading
         if config.fading < 0:
             config.fading = DEFAULT_NORMAL_POD_FADING
         return config
 
 
-def max_hyper_nodes_for_eviction(arguments: Arguments) -> int:
-    value = _get_int(arguments, EVICT_MAX_HYPERNODES, DEFAULT_EVICT_MAX_HYPERNODES)
+def max_hyper_nodes_for_eviction(arguments: NetworkTopologyAwareArguments) -> int:
+    value = arguments.evict_max_hyper_nodes
     return value if value > 0 else DEFAULT_EVICT_MAX_HYPERNODES

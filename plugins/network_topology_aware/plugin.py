@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     from fumarole.framework.api.resource import Resource
     from fumarole.framework.api.sub_job_info import SubJobInfo
     from fumarole.framework.api.task_info import TaskInfo
-    from fumarole.framework.interface import Arguments
     from fumarole.framework.session import Session
 
 PLUGIN_NAME = "network-topology-aware"
@@ -47,7 +46,7 @@ class NetworkTopologyAwarePlugin:
     name = PLUGIN_NAME
     arguments_model = NetworkTopologyAwareArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NetworkTopologyAwareArguments) -> None:
         self.arguments = arguments
         self.weight = PriorityWeight.from_arguments(arguments)
         self.normal_pod = NormalPodConfig.from_arguments(arguments)
@@ -67,10 +66,10 @@ class NetworkTopologyAwarePlugin:
         self._cache = cache
         self._index_rows(ssn, cache)
         self._topology_scores = {}
-        ssn.add_hyper_node_order_fn(self.name, self.hyper_node_order_fn)
-        ssn.add_batch_node_order_fn(self.name, self.batch_node_order_fn)
-        ssn.add_hyper_node_gradient_for_job_fn(self.name, self.hyper_node_gradient_for_job)
-        ssn.add_hyper_node_gradient_for_sub_job_fn(self.name, self.hyper_node_gradient_for_sub_job)
+        ssn.batch_hyper_node_order.register(self.hyper_node_order_fn)
+        ssn.batch_node_order.register(self.batch_node_order_fn)
+        ssn.hyper_node_gradient_for_job.register(self.hyper_node_gradient_for_job)
+        ssn.hyper_node_gradient_for_sub_job.register(self.hyper_node_gradient_for_sub_job)
         ssn.add_event_handler(cache.event_handler())
 
     def on_session_close(self, ssn: Session) -> None:

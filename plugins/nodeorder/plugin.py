@@ -3,14 +3,17 @@
 Spec: ``pkg/scheduler/plugins/nodeorder/nodeorder.go``. Arguments (``<name>.weight``, integers):
 ``leastrequested`` 1, ``mostrequested`` 0, ``nodeaffinity`` 2, ``podaffinity`` 2,
 ``balancedresource`` 1, ``tainttoleration`` 3, ``imagelocality`` 1, ``podtopologyspread`` 2; a
-scorer whose weight is 0 is not built. Registers, gated by ``enableNodeOrder``:
+scorer whose weight is 0 is not built. Registers, gated by ``enableNodeOrder``, the batch form of
+``node_order`` (columnar over the candidate rows): the sum of
 
-* NodeOrderFn: ``imagelocality.weight × ImageLocality`` raw score, node by node (only when that
-  weight is non-zero: Volcano registers a function that then always answers 0);
-* BatchNodeOrderFn (columnar over the candidate rows): ``Σ weight × score`` of LeastAllocated,
-  MostAllocated, BalancedAllocation, NodeAffinity, InterPodAffinity and TaintToleration, each score
-  normalised over the candidates exactly as ``nodescore.CalculatePluginScore`` does; a scorer that
-  skips the pod (PreScore Skip) contributes nothing.
+* upstream's NodeOrderFn: ``imagelocality.weight × ImageLocality`` raw score (Volcano registers it
+  node by node; with a zero weight it always answers 0);
+* upstream's BatchNodeOrderFn: ``Σ weight × score`` of LeastAllocated, MostAllocated,
+  BalancedAllocation, NodeAffinity, InterPodAffinity and TaintToleration, each score normalised over
+  the candidates exactly as ``nodescore.CalculatePluginScore`` does; a scorer that skips the pod
+  (PreScore Skip) contributes nothing.
+
+Volcano adds both into the node's score, so one batch function gives the same totals.
 
 The scorers read ``K8sNodeView`` (see ``state``), a columnar mirror of the Kubernetes node infos
 Volcano builds, kept current by an event handler (pods are tracked only when a resource scorer
@@ -28,8 +31,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from fumarole.framework.interface import Arguments
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from fumarole.framework.interface import PluginArguments
+from pydantic import Field, StrictInt
 
 from .balanced_allocation import balanced_allocation_scores
 from .image_locality import ImageLocalityScorer
@@ -57,10 +60,8 @@ IMAGE_LOCALITY_WEIGHT = "imagelocality.weight"
 POD_TOPOLOGY_SPREAD_WEIGHT = "podtopologyspread.weight"
 
 
-class NodeOrderArguments(BaseModel):
+class NodeOrderArguments(PluginArguments):
     """The arguments ``calculateWeight`` reads (Go ints; anything else is rejected)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     least_requested: StrictInt = Field(1, alias="leastrequested.weight")
     most_requested: StrictInt = Field(0, alias="mostrequested.weight")
@@ -86,36 +87,9 @@ class PriorityWeight:
     pod_topology_spread: int = 2
 
     @classmethod
-    def from_arguments(cls, arguments: Arguments) -> PriorityWeight:
+    def from_arguments(cls, arguments: NodeOrderArguments) -> PriorityWeight:
         """``calculateWeight``: every key optional, defaults as above."""
-        d = cls()
-        return cls(
-            least_requested=arguments.get_int(LEAST_REQUESTED_WEIGHT, d.least_requested),
-            most_requested=arguments.get_int(MOST_REQUESTED_WEIGHT, d.most_requested),
-            node_affinity=arguments.get_int(NODE_AFFINITY_WEIGHT, d.node_affinity),
-            pod_affinity=arguments.get_int(POD_AFFINITY_WEIGHT, d.pod_affinity),
-            balanced_resource=arguments.get_int(BALANCED_RESOURCE_WEIGHT, d.balanced_resource),
-            taint_toleration=arguments.get_int(TAINT_TOLERATION_WEIGHT, d.taint_toleration),
-            image_locality=arguments.get_int(IMAGE_LOCALITY_WEIGHT, d.image_locality),
-            pod_topology_spread=arguments.get_int(POD_TOPOLOGY_SPREAD_WEIGHT, d.pod_topology_spread),
-        )
-
-
-class ImageLocalityOrder:
-    """The registered NodeOrderFn: one node per call, or many rows at once through ``batch``."""
-
-    def __init__(self, plugin: NodeOrderPlugin) -> None:
-        self.plugin = plugin
-
-    def __call__(self, task: TaskInfo, node: NodeInfo) -> float:
-        return self.plugin.node_order_fn(task, node)
-
-    def batch(self, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
-        scorer = self.plugin.image_locality
-        if scorer is None:
-            return np.zeros(len(rows), dtype=np.float64)
-        weight = float(self.plugin.weight.image_locality)
-        return scorer.batch_scores(task.pod, rows).astype(np.float64) * weight
+        return cls(**arguments.model_dump())
 
 
 class NodeOrderPlugin:
@@ -124,7 +98,7 @@ class NodeOrderPlugin:
     name = PLUGIN_NAME
     arguments_model = NodeOrderArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NodeOrderArguments) -> None:
         self.arguments = arguments
         self.weight = PriorityWeight.from_arguments(arguments)
         self.view: K8sNodeView | None = None
@@ -160,8 +134,7 @@ class NodeOrderPlugin:
             self.inter_pod_affinity = InterPodAffinityScorer(view)
         if w.image_locality != 0:
             self.image_locality = ImageLocalityScorer(ssn.node_table.nodes)
-            ssn.add_node_order_fn(self.name, ImageLocalityOrder(self))
-        ssn.add_batch_node_order_fn(self.name, self.batch_node_order_fn)
+        ssn.batch_node_order.register(self.batch_node_order_fn)
 
     def on_session_close(self, ssn: Session) -> None:
         self.view = None
@@ -178,8 +151,13 @@ class NodeOrderPlugin:
         return float(self.image_locality.score(task.pod, node.name)) * float(self.weight.image_locality)
 
     def batch_node_order_fn(self, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
-        """``BatchNodeOrderFn``: Σ weight × normalised score over the candidate rows."""
+        """``NodeOrderFn`` + ``BatchNodeOrderFn``: the image-locality score plus Σ weight × normalised
+        score over the candidate rows."""
         total = np.zeros(len(rows), dtype=np.float64)
+        if self.image_locality is not None:
+            total += self.image_locality.batch_scores(task.pod, rows).astype(np.float64) * float(
+                self.weight.image_locality
+            )
         for scores in self.scores(task, rows).values():
             total += scores.astype(np.float64)
         return total

@@ -44,7 +44,7 @@ class ShapePoint(BaseModel):
 class PredicatesArguments(BaseModel):
     """Typed view of the plugin's ``arguments``."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
     node_affinity_enable: GoBool = Field(True, alias="predicate.NodeAffinityEnable")
     node_ports_enable: GoBool = Field(True, alias="predicate.NodePortsEnable")

@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from fumarole.framework.api.batch_fit import BatchFit
 from fumarole.framework.api.fit_errors import Code
-from fumarole.framework.session_plugins import BatchFit
 
 Failure = tuple[np.ndarray, Code, str]
 """A boolean mask over the asked rows, the status code and the reason of those rows."""

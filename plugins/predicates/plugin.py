@@ -43,7 +43,7 @@ import numpy as np
 from fumarole.framework.api.fit_errors import Code
 from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import TaskInfo
-from fumarole.framework.interface import Arguments, Event, EventHandler
+from fumarole.framework.interface import Event, EventHandler
 
 from . import node_affinity, node_ports, node_unschedulable, pod_affinity, pod_count, predicate_cache
 from .arguments import PredicatesArguments
@@ -95,9 +95,9 @@ class PredicatesPlugin:
     name = "predicates"
     arguments_model: ClassVar[type[PredicatesArguments]] = PredicatesArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: PredicatesArguments) -> None:
         self.arguments = arguments
-        self.enabled = PredicatesArguments.model_validate(dict(arguments))
+        self.enabled = arguments
 
     # ------------------------------------------------------------------ session
     def on_session_open(self, ssn: Session) -> None:
@@ -116,11 +116,11 @@ class PredicatesPlugin:
 
         handler = EventHandler(allocate_func=self._on_allocate, deallocate_func=self._on_deallocate)
         ssn.add_event_handler(handler)
-        ssn.add_pre_predicate_fn(self.name, self.pre_predicate)
-        ssn.add_batch_predicate_fn(self.name, self.batch_predicate)
-        ssn.add_simulate_add_task_fn(self.name, self.simulate_add_task)
-        ssn.add_simulate_remove_task_fn(self.name, self.simulate_remove_task)
-        ssn.add_simulate_predicate_fn(self.name, self.simulate_predicate)
+        ssn.pre_predicate.register(self.pre_predicate)
+        ssn.batch_predicate.register(self.batch_predicate)
+        ssn.simulate_add_task.register(self.simulate_add_task)
+        ssn.simulate_remove_task.register(self.simulate_remove_task)
+        ssn.simulate_predicate.register(self.simulate_predicate)
 
     def on_session_close(self, ssn: Session) -> None:
         return None

@@ -71,45 +71,47 @@ def test_accepted_values(action: str, arguments: dict[str, Any], error_cache: bo
     [
         pytest.param(
             {"predicateErrorCacheEnable": "yes"},
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: expected a boolean, got 'yes'",
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: "
+            "expected a boolean, got 'yes'",
             id="yes-is-not-a-go-bool",
         ),
         pytest.param(
             {"predicateErrorCacheEnable": "tRuE"},
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: "
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: "
             "expected a boolean, got 'tRuE'",
             id="mixed-case",
         ),
         pytest.param(
             {"predicateErrorCacheEnable": " true"},
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: "
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: "
             "expected a boolean, got ' true'",
             id="surrounding-space",
         ),
         pytest.param(
             {"predicateErrorCacheEnable": ""},
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: expected a boolean, got ''",
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: expected a boolean, got ''",
             id="empty-string",
         ),
         pytest.param(
             {"predicateErrorCacheEnable": 1},
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: expected a boolean, got 1",
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: expected a boolean, got 1",
             id="yaml-integer",
         ),
         pytest.param(
             {"predicateErrorCacheEnable": None},
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: expected a boolean, got None",
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: "
+            "expected a boolean, got None",
             id="null",
         ),
         pytest.param(
             {"enablePredicateErrorCache": "maybe"},
-            "conf.yaml: configurations[0].arguments.enablePredicateErrorCache: "
+            "conf.yaml:4: configurations[0].arguments.enablePredicateErrorCache: "
             "expected a boolean, got 'maybe'",
             id="alias-not-a-go-bool",
         ),
         pytest.param(
             {"enableTopologyAwarePreemption": True},
-            "conf.yaml: configurations[0].arguments.enableTopologyAwarePreemption: unknown key",
+            "conf.yaml:4: configurations[0].arguments.enableTopologyAwarePreemption: unknown key",
             id="preempt-only-key",
         ),
     ],

@@ -460,7 +460,7 @@ def test_nomination_statement_error_falls_back() -> None:
     def refuse(event: Any) -> None:
         event.err = RuntimeError("refused")
 
-    ssn.add_event_handler(EventHandler(allocate_func=refuse))
+    ssn.add_event_handler(EventHandler(allocate_func=refuse), plugin="gang")
     job = ssn.jobs["ns/job"]
     sub_job = job.sub_jobs[job.default_sub_job_id()]
     sub_job.nominated_hyper_node = "hn-pinned"

@@ -25,7 +25,7 @@ from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache.objects import PodCondition
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
 from fumarole.framework.decisions import CycleDecisions
-from fumarole.framework.interface import Arguments
+from fumarole.framework.interface import NoArguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
@@ -59,67 +59,67 @@ def parse_preempt_arguments(arguments: dict[str, Any]) -> None:
     [
         pytest.param(
             {"topologyAwarePreemptWorkerNum": 0},
-            "conf.yaml: configurations[0].arguments.topologyAwarePreemptWorkerNum: "
+            "conf.yaml:4: configurations[0].arguments.topologyAwarePreemptWorkerNum: "
             "Input should be greater than or equal to 1 (got 0)",
             id="no-workers",
         ),
         pytest.param(
             {"topologyAwarePreemptWorkerNum": 1.5},
-            "conf.yaml: configurations[0].arguments.topologyAwarePreemptWorkerNum: "
+            "conf.yaml:4: configurations[0].arguments.topologyAwarePreemptWorkerNum: "
             "Input should be a valid integer (got 1.5)",
             id="fractional-workers",
         ),
         pytest.param(
             {"minCandidateNodesPercentage": 101},
-            "conf.yaml: configurations[0].arguments.minCandidateNodesPercentage: "
+            "conf.yaml:4: configurations[0].arguments.minCandidateNodesPercentage: "
             "Input should be less than or equal to 100 (got 101)",
             id="percentage-above-100",
         ),
         pytest.param(
             {"minCandidateNodesPercentage": -1},
-            "conf.yaml: configurations[0].arguments.minCandidateNodesPercentage: "
+            "conf.yaml:4: configurations[0].arguments.minCandidateNodesPercentage: "
             "Input should be greater than or equal to 0 (got -1)",
             id="negative-percentage",
         ),
         pytest.param(
             {"minCandidateNodesAbsolute": -1},
-            "conf.yaml: configurations[0].arguments.minCandidateNodesAbsolute: "
+            "conf.yaml:4: configurations[0].arguments.minCandidateNodesAbsolute: "
             "Input should be greater than or equal to 0 (got -1)",
             id="negative-minimum",
         ),
         pytest.param(
             {"maxCandidateNodesAbsolute": 0, "minCandidateNodesAbsolute": 0},
-            "conf.yaml: configurations[0].arguments.maxCandidateNodesAbsolute: "
+            "conf.yaml:4: configurations[0].arguments.maxCandidateNodesAbsolute: "
             "Input should be greater than or equal to 1 (got 0)",
             id="zero-maximum",
         ),
         pytest.param(
             {"minCandidateNodesAbsolute": 5, "maxCandidateNodesAbsolute": 4},
-            "conf.yaml: configurations[0].arguments: maxCandidateNodesAbsolute (4) is below "
+            "conf.yaml:3: configurations[0].arguments: maxCandidateNodesAbsolute (4) is below "
             "minCandidateNodesAbsolute (5)",
             id="maximum-below-minimum",
         ),
         pytest.param(
             {"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0},
-            "conf.yaml: configurations[0].arguments: minCandidateNodesPercentage and "
+            "conf.yaml:3: configurations[0].arguments: minCandidateNodesPercentage and "
             "minCandidateNodesAbsolute are both 0: "
             "topology-aware preemption would never look for a candidate node",
             id="both-minimums-zero",
         ),
         pytest.param(
             {"enableTopologyAwarePreemption": "yes"},
-            "conf.yaml: configurations[0].arguments.enableTopologyAwarePreemption: "
+            "conf.yaml:4: configurations[0].arguments.enableTopologyAwarePreemption: "
             "expected a boolean, got 'yes'",
             id="not-a-go-bool",
         ),
         pytest.param(
             {"predicateErrorCacheEnable": 1},
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: expected a boolean, got 1",
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: expected a boolean, got 1",
             id="integer-bool",
         ),
         pytest.param(
             {"enableTopologyAwarePreemtion": True},
-            "conf.yaml: configurations[0].arguments.enableTopologyAwarePreemtion: unknown key",
+            "conf.yaml:4: configurations[0].arguments.enableTopologyAwarePreemtion: unknown key",
             id="misspelt-key",
         ),
     ],
@@ -276,7 +276,7 @@ class FixedPredicatePlugin:
 
     name = "fixed-predicate"
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NoArguments) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
@@ -287,7 +287,7 @@ class FixedPredicatePlugin:
                 return FitError.of(task, node, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "wrong zone")
             return None
 
-        ssn.add_predicate_fn(self.name, predicate)
+        ssn.predicate.register(predicate)
 
     def on_session_close(self, ssn: Session) -> None:
         return None
@@ -568,7 +568,7 @@ def test_select_victims_on_node(
     )
     ssn = open_preempt_session(objects)
     preemptor = find_task(ssn, "high")
-    assert ssn.pre_predicate_fn(preemptor) is None
+    assert ssn.pre_predicate(preemptor) is None
     job = ssn.jobs[preemptor.job]
     node = ssn.nodes["n1"]
     found, why = select_victims_on_node(
@@ -591,7 +591,7 @@ def test_select_victims_on_node(
 class DeviceFitAfterEvictionPlugin:
     name = "device-fit-after-eviction"
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NoArguments) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
@@ -603,7 +603,7 @@ class DeviceFitAfterEvictionPlugin:
                     return FitError.of(task, node, Code.UNSCHEDULABLE, "hidden device capacity is occupied")
             return None
 
-        ssn.add_predicate_fn(self.name, predicate)
+        ssn.predicate.register(predicate)
 
     def on_session_close(self, ssn: Session) -> None:
         return None
@@ -717,7 +717,7 @@ class AllocateOnlyUnresolvablePlugin:
 
     name = "allocate-only-unresolvable"
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NoArguments) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
@@ -726,7 +726,7 @@ class AllocateOnlyUnresolvablePlugin:
                 return FitError.of(task, node, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "not now")
             return None
 
-        ssn.add_predicate_fn(self.name, predicate)
+        ssn.predicate.register(predicate)
 
     def on_session_close(self, ssn: Session) -> None:
         return None
@@ -738,7 +738,7 @@ class CountingPredicatePlugin:
     name = "counting-predicate"
     checks = 0
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NoArguments) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
@@ -748,7 +748,7 @@ class CountingPredicatePlugin:
             CountingPredicatePlugin.checks += 1
             return FitError.of(task, node, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, "never")
 
-        ssn.add_predicate_fn(self.name, predicate)
+        ssn.predicate.register(predicate)
 
     def on_session_close(self, ssn: Session) -> None:
         return None

@@ -61,12 +61,12 @@ def reclaim_conf(arguments: dict[str, Any] | None = None, *, gang_pipelined: boo
     [
         pytest.param(
             {"enableTopologyAwarePreemption": True},
-            "conf.yaml: configurations[0].arguments.enableTopologyAwarePreemption: unknown key",
+            "conf.yaml:4: configurations[0].arguments.enableTopologyAwarePreemption: unknown key",
             id="preempt-only-key",
         ),
         pytest.param(
             {"predicateErrorCacheEnable": "maybe"},
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: "
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: "
             "expected a boolean, got 'maybe'",
             id="not-a-go-bool",
         ),

@@ -300,28 +300,30 @@ FILES: dict[str, str] = {
     [
         pytest.param(
             ["--conf", "bad-key.yaml", "--snapshot", "cluster.yaml"],
-            "bad-key.yaml: tiers[0].plugins[0].enableJobOrdr: unknown key",
+            "bad-key.yaml:5: tiers[0].plugins[0].enableJobOrdr: unknown key",
             id="conf-unknown-key",
         ),
         pytest.param(
             ["--conf", "bad-flag.yaml", "--snapshot", "cluster.yaml"],
-            "bad-flag.yaml: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 'yes')",
+            "bad-flag.yaml:5: tiers[0].plugins[0].enableJobOrder: "
+            "Input should be a valid boolean (got 'yes')",
             id="conf-flag-type",
         ),
         pytest.param(
             ["--conf", "unknown-plugin.yaml", "--snapshot", "cluster.yaml"],
-            "unknown-plugin.yaml: tiers[0].plugins[1].name: unknown plugin 'nope' (known: {known})",
+            "unknown-plugin.yaml:5: tiers[0].plugins[1].name: unknown plugin 'nope' (known: {known})",
             id="unknown-plugin",
         ),
         pytest.param(
             ["--conf", "broken-plugin.yaml", "--snapshot", "cluster.yaml"],
-            "fumarole.plugins: entry point 'broken' (fumarole_testplugins.broken:BrokenPlugin) failed to "
-            "load: ImportError: fumarole_testplugins.broken needs the uninstalled package 'frobnicate'",
+            "broken-plugin.yaml:5: tiers[0].plugins[1].name: fumarole.plugins: entry point 'broken' "
+            "(fumarole_testplugins.broken:BrokenPlugin) failed to load: ImportError: "
+            "fumarole_testplugins.broken needs the uninstalled package 'frobnicate'",
             id="broken-plugin",
         ),
         pytest.param(
             ["--conf", "unknown-action.yaml", "--snapshot", "cluster.yaml"],
-            "unknown-action.yaml: actions: unknown action 'allocat' (known: {actions})",
+            "unknown-action.yaml:1: actions: unknown action 'allocat' (known: {actions})",
             id="unknown-action",
         ),
         pytest.param(

@@ -21,12 +21,12 @@ from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.task_status import TaskStatus
-from fumarole.framework.cache import ClusterCache, SnapshotError
+from fumarole.framework.cache import ClusterCache, ClusterSnapshot, SnapshotError
 from fumarole.framework.cache.codec import read_file
 from fumarole.framework.conf import SchedulerConf
 from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
-from fumarole.framework.session import ClusterSnapshot, Session
+from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
 from fumarole.framework.statement import StatementError
 
@@ -594,17 +594,17 @@ def test_minimal_objects_load_and_ties_fall_back_to_uid() -> None:
     ssn = open_session(cache)
     job_a, job_b = ssn.jobs["ns/pg-a"], ssn.jobs["ns/pg-b"]
     assert (job_a.creation, job_a.min_available, job_a.pg_uid) == (float("-inf"), 0, "ns/pg-a")
-    assert ssn.job_order_fn(job_a, job_b) and not ssn.job_order_fn(job_b, job_a)
+    assert ssn.job_order(job_a, job_b) < 0 < ssn.job_order(job_b, job_a)
     alpha, beta = job_a.tasks["zz-explicit"], job_a.tasks["ns-beta"]
     assert (alpha.creation, beta.creation) == (float("-inf"), float("-inf"))
     assert all(t.resreq == Resource(0, 0, {"pods": 1}) and t.best_effort for t in (alpha, beta))
-    assert ssn.task_order_fn(beta, alpha) and not ssn.task_order_fn(alpha, beta)
+    assert ssn.task_order(beta, alpha) < 0 < ssn.task_order(alpha, beta)
     gamma = only_task(job_b)
     assert (gamma.uid, gamma.status) == ("ns-gamma", TaskStatus.PENDING)
     assert gamma.resreq == Resource(0, 0, {"pods": 1})
     q_a, q_b = ssn.queues["q-a"], ssn.queues["q-b"]
     assert (q_a.uid, q_a.weight, q_a.state) == ("q-a", 1, "Open")
-    assert ssn.queue_order_fn(q_a, q_b) and not ssn.queue_order_fn(q_b, q_a)
+    assert ssn.queue_order(q_a, q_b) < 0 < ssn.queue_order(q_b, q_a)
     assert [n.name for n in ssn.node_list] == ["n1"]
     assert cache.warnings == []
 

@@ -20,7 +20,7 @@ from fumarole.framework.conf import (
     load_conf,
     parse_conf,
 )
-from fumarole.framework.interface import Arguments
+from fumarole.framework.interface import PluginArguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
@@ -59,10 +59,15 @@ VOLCANO_FLAGS = {
 NOT_DEFAULTED = {"enabled_hierarchy", "enabled_cluster_order"}
 
 
+class _AnyArguments(PluginArguments):
+    model_config = ConfigDict(extra="allow")
+
+
 class _Plugin:
     name = "fake"
+    arguments_model: type[BaseModel] = _AnyArguments
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: BaseModel) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
@@ -110,7 +115,7 @@ KNOWN = "binpack, conformance, drf, gang, nodeorder, overcommit, predicates, pri
 def registry() -> Registry:
     registry = Registry(entry_points=False)
     for name in PLUGINS:
-        registry.register_plugin(name, _Plugin)
+        registry.register_plugin(name, type(f"_{name}", (_Plugin,), {"name": name}))
     registry.register_plugin("binpack", _Binpack)
     for name in ("enqueue", "backfill", "preempt", "reclaim"):
         registry.register_action(name, _Action)
@@ -119,7 +124,7 @@ def registry() -> Registry:
 
 
 def _flags(option: PluginOption) -> dict[str, bool | None]:
-    return {field: getattr(option, field) for field in VOLCANO_FLAGS.values()}
+    return {field: option.value(field) for field in VOLCANO_FLAGS.values()}
 
 
 # ---------------------------------------------------------------------------------------- reading
@@ -161,8 +166,16 @@ tiers:
     enabledClusterOrder: false
 """
     gang, drf = parse_conf(text, "conf.yaml", registry).tiers[0].plugins
-    assert (gang.enabled_preemptable, gang.enabled_job_order, gang.enabled_job_ready) == (False, False, True)
-    assert (drf.enabled_hierarchy, drf.enabled_cluster_order, drf.enabled_victim) == (True, False, True)
+    assert (
+        gang.value("enabled_preemptable"),
+        gang.value("enabled_job_order"),
+        gang.value("enabled_job_ready"),
+    ) == (False, False, True)
+    assert (
+        drf.value("enabled_hierarchy"),
+        drf.value("enabled_cluster_order"),
+        drf.value("enabled_victim"),
+    ) == (True, False, True)
 
 
 def test_without_defaulting_unset_flags_stay_unset(registry: Registry) -> None:
@@ -179,7 +192,7 @@ def test_a_conf_built_in_code_keeps_unset_flags_disabled() -> None:
     (gang,) = conf.tiers[0].plugins
     assert gang.is_enabled("enabled_job_ready")
     assert not gang.is_enabled("enabled_job_order")
-    assert gang.enabled_job_order is None
+    assert gang.value("enabled_job_order") is None
     every = PluginOption.all_enabled("drf", enabled_hierarchy=False)
     assert [flag for flag, value in _flags(every).items() if value is not True] == ["enabled_hierarchy"]
 
@@ -239,15 +252,18 @@ def test_a_configmap_wrapped_conf_is_accepted(registry: Registry) -> None:
     ]
     gang = conf.tiers[0].plugins[1]
     drf = conf.tiers[1].plugins[1]
-    assert (gang.enabled_preemptable, gang.enabled_job_ready) == (False, True)
-    assert (drf.enabled_preemptable, drf.enabled_hierarchy) == (False, None)
+    assert (gang.value("enabled_preemptable"), gang.value("enabled_job_ready")) == (False, True)
+    assert (drf.value("enabled_preemptable"), drf.value("enabled_hierarchy")) == (False, None)
 
 
 def test_reference_conf_with_unknown_actions(registry: Registry) -> None:
     path = MANIFESTS / "scheduler-config-gangpreempt.yaml"
     with pytest.raises(ConfError) as info:
         load_conf(path, registry)
-    assert str(info.value) == (f"{path}: actions: unknown action 'gangPreempt' (known: {ACTIONS})")
+    assert str(info.value) == (
+        f"{path}:2: actions: unknown action 'gangPreempt' (known: {ACTIONS})\n"
+        f"{path}:2: actions: unknown action 'gangReclaim' (known: {ACTIONS})"
+    )
 
 
 # ---------------------------------------------------------------------------------------- errors
@@ -260,74 +276,74 @@ def _conf(*plugin_lines: str, actions: str = "allocate") -> str:
     [
         pytest.param(
             _conf("  - name: gang", actions="enqueue, alocate"),
-            f"conf.yaml: actions: unknown action 'alocate' (known: {ACTIONS})",
+            f"conf.yaml:1: actions: unknown action 'alocate' (known: {ACTIONS})",
             id="unknown-action",
         ),
         pytest.param(
             'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n- plugins:\n  - name: gnag\n',
-            f"conf.yaml: tiers[1].plugins[0].name: unknown plugin 'gnag' (known: {KNOWN})",
+            f"conf.yaml:6: tiers[1].plugins[0].name: unknown plugin 'gnag' (known: {KNOWN})",
             id="unknown-plugin",
         ),
         pytest.param(
             'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n'
             "- plugins:\n  - name: drf\n  - name: gang\n",
-            "conf.yaml: tiers[1].plugins[1].name: plugin 'gang' is listed twice "
+            "conf.yaml:7: tiers[1].plugins[1].name: plugin 'gang' is listed twice "
             "(first at tiers[0].plugins[0])",
             id="duplicate-plugin",
         ),
         pytest.param(
             _conf("  - name: gang", "    enableJobReadyy: true"),
-            "conf.yaml: tiers[0].plugins[0].enableJobReadyy: unknown key",
+            "conf.yaml:5: tiers[0].plugins[0].enableJobReadyy: unknown key",
             id="unknown-plugin-key",
         ),
         pytest.param(
             _conf("  - name: gang", "    enabledJobOrder: true"),
-            "conf.yaml: tiers[0].plugins[0].enabledJobOrder: unknown key",
+            "conf.yaml:5: tiers[0].plugins[0].enabledJobOrder: unknown key; did you mean enableJobOrder?",
             id="misspelt-enable-prefix",
         ),
         pytest.param(
             'actions: "allocate"\ntier:\n- plugins: []\n',
-            "conf.yaml: tier: unknown key",
+            "conf.yaml:2: tier: unknown key",
             id="unknown-top-level-key",
         ),
         pytest.param(
             'actions: "allocate"\ntiers:\n- plugins: []\n  name: t1\n',
-            "conf.yaml: tiers[0].name: unknown key",
+            "conf.yaml:4: tiers[0].name: unknown key",
             id="unknown-tier-key",
         ),
         pytest.param(
             _conf("  - name: gang", '    enableJobOrder: "yes"'),
-            "conf.yaml: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 'yes')",
+            "conf.yaml:5: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 'yes')",
             id="flag-as-string",
         ),
         pytest.param(
             _conf("  - name: gang", "    enableJobOrder: 1"),
-            "conf.yaml: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 1)",
+            "conf.yaml:5: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 1)",
             id="flag-as-int",
         ),
         pytest.param(
             _conf("  - name: gang", "    arguments: [a]"),
-            "conf.yaml: tiers[0].plugins[0].arguments: Input should be a valid dictionary",
+            "conf.yaml:5: tiers[0].plugins[0].arguments: Input should be a valid dictionary",
             id="arguments-not-a-mapping",
         ),
         pytest.param(
             _conf("  - enableJobOrder: true"),
-            "conf.yaml: tiers[0].plugins[0].name: required key is missing",
+            "conf.yaml:4: tiers[0].plugins[0].name: required key is missing",
             id="plugin-without-name",
         ),
         pytest.param(
             _conf("  - name: drf", "    enableHierarchy: true", "  - name: proportion"),
-            "conf.yaml: tiers[0]: proportion and drf with enableHierarchy: true conflict in one tier",
+            "conf.yaml:3: tiers[0]: proportion and drf with enableHierarchy: true conflict in one tier",
             id="hdrf-with-proportion",
         ),
         pytest.param(
             'actions: ""\ntiers:\n- plugins:\n  - name: gang\n',
-            "conf.yaml: actions: no action is configured",
+            "conf.yaml:1: actions: no action is configured",
             id="no-action",
         ),
         pytest.param(
             "actions: [allocate]\n",
-            "conf.yaml: actions: Input should be a valid string (got ['allocate'])",
+            "conf.yaml:1: actions: Input should be a valid string (got ['allocate'])",
             id="actions-as-list",
         ),
         pytest.param("", "conf.yaml: the conf is empty", id="empty"),
@@ -336,19 +352,19 @@ def _conf(*plugin_lines: str, actions: str = "allocate") -> str:
         ),
         pytest.param(
             _conf("  - name: binpack", "    arguments: {binpack.weight: heavy}"),
-            "conf.yaml: tiers[0].plugins[0].arguments.binpack.weight: Input should be a valid integer, "
+            "conf.yaml:5: tiers[0].plugins[0].arguments.binpack.weight: Input should be a valid integer, "
             "unable to parse string as an integer (got 'heavy')",
             id="plugin-argument-type",
         ),
         pytest.param(
             _conf("  - name: binpack", "    arguments: {binpack.wieght: 2}"),
-            "conf.yaml: tiers[0].plugins[0].arguments.binpack.wieght: unknown key",
+            "conf.yaml:5: tiers[0].plugins[0].arguments.binpack.wieght: unknown key",
             id="plugin-argument-unknown",
         ),
         pytest.param(
             'actions: "allocate"\nconfigurations:\n- name: allocate\n'
             "  arguments: {predicateErrorCacheEnable: 3}\n",
-            "conf.yaml: configurations[0].arguments.predicateErrorCacheEnable: Input should be a valid "
+            "conf.yaml:4: configurations[0].arguments.predicateErrorCacheEnable: Input should be a valid "
             "boolean, unable to interpret input (got 3)",
             id="action-argument-type",
         ),
@@ -361,7 +377,7 @@ def _conf(*plugin_lines: str, actions: str = "allocate") -> str:
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
             "data:\n  s.conf: |\n    actions: allocate\n"
             "    tiers:\n    - plugins:\n      - name: gang\n        enableJobOrder: 'no'\n",
-            "conf.yaml: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 'no')",
+            "conf.yaml:10: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 'no')",
             id="configmap-wrapped-bad-flag",
         ),
     ],
@@ -385,7 +401,7 @@ def test_errors_name_the_file_read(tmp_path: Path, registry: Registry) -> None:
         load_conf(path, registry)
     assert (
         str(info.value)
-        == f"{path}: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 'yes')"
+        == f"{path}:5: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 'yes')"
     )
     missing = tmp_path / "absent.conf"
     with pytest.raises(ConfError) as info:

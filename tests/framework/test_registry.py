@@ -21,8 +21,8 @@ import pytest
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache import ClusterCache
 from fumarole.framework.cache.objects import KubeObject
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier, parse_conf
-from fumarole.framework.interface import Arguments
+from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
+from fumarole.framework.interface import PluginArguments
 from fumarole.framework.registry import ACTIONS_GROUP, PLUGINS_GROUP, Registry, RegistryError
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
@@ -124,6 +124,11 @@ def test_builders_run_in_conf_order_at_session_open(trace: ModuleType) -> None:
     )
     Scheduler(conf, ClusterCache(), registry=registry).run_once(now=0.0)
     assert trace.EVENTS == [
+        # loading the conf builds each plugin once, to check its arguments and its name
+        ("build", "trace-b", {}),
+        ("build", "trace-a", {}),
+        ("build", "trace-c", {}),
+        # then every session builds and opens them in conf order
         ("build", "trace-b", {}),
         ("open", "trace-b", 1),
         ("build", "trace-a", {}),
@@ -147,9 +152,7 @@ def test_builders_get_their_arguments_at_every_session_open(trace: ModuleType) -
     second = scheduler.open_session(now=0.0)
     second.close()
     builds = [event for event in trace.EVENTS if event[0] == "build"]
-    assert builds == [
-        ("build", "trace-a", {"weight": 3, "mode": "spread"}),
-        ("build", "trace-c", {"trace.enabled": True}),
+    assert builds == 3 * [  # at load, then at each of the two session opens
         ("build", "trace-a", {"weight": 3, "mode": "spread"}),
         ("build", "trace-c", {"trace.enabled": True}),
     ]
@@ -160,8 +163,9 @@ def test_builders_get_their_arguments_at_every_session_open(trace: ModuleType) -
         ("open", "trace-c", 2),
     ]
     assert first.plugins["trace-a"] is not second.plugins["trace-a"]
-    assert isinstance(second.plugins["trace-a"].arguments, Arguments)
-    assert second.plugins["trace-a"].arguments.get_int("weight", 1) == 3
+    arguments_seen = second.plugins["trace-a"].arguments
+    assert isinstance(arguments_seen, trace.TraceArguments)
+    assert arguments_seen is first.plugins["trace-a"].arguments  # validated once, shared, read-only
 
 
 def test_an_action_is_built_once_per_scheduler_and_runs_every_cycle(trace: ModuleType) -> None:
@@ -192,11 +196,6 @@ def test_only_the_names_a_conf_uses_are_loaded(trace: ModuleType) -> None:
             BROKEN_PLUGIN,
             id="scheduler",
         ),
-        pytest.param(
-            lambda r: parse_conf("actions: counting\ntiers:\n- plugins:\n  - name: broken\n", "c.yaml", r),
-            BROKEN_PLUGIN,
-            id="conf-validation",
-        ),
         pytest.param(lambda r: r.action_factory("broken-action"), BROKEN_ACTION, id="action-factory"),
         pytest.param(
             lambda r: Scheduler(
@@ -211,6 +210,12 @@ def test_a_broken_entry_point_is_an_error_naming_it(trace: ModuleType, load: Any
     with pytest.raises(RegistryError) as info:
         load(Registry())
     assert str(info.value) == message
+
+
+def test_conf_validation_reports_a_broken_entry_point_at_its_line(trace: ModuleType) -> None:
+    with pytest.raises(ConfError) as info:
+        parse_conf("actions: counting\ntiers:\n- plugins:\n  - name: broken\n", "c.yaml", Registry())
+    assert str(info.value) == f"c.yaml:4: tiers[0].plugins[0].name: {BROKEN_PLUGIN}"
 
 
 def _known(group: str) -> str:
@@ -252,8 +257,8 @@ def test_an_unknown_name_is_an_error(trace: ModuleType, lookup: Any, message: An
 
 def test_an_unknown_name_without_entry_points_lists_the_registered_ones(trace: ModuleType) -> None:
     registry = Registry(entry_points=False)
-    registry.register_plugin("zeta", trace.TraceA)
-    registry.register_plugin("alpha", trace.TraceB)
+    registry.register_plugin("zeta", type("Zeta", (trace.TraceA,), {"name": "zeta"}))
+    registry.register_plugin("alpha", type("Alpha", (trace.TraceB,), {"name": "alpha"}))
     with pytest.raises(RegistryError) as info:
         registry.plugin_builder("firstfit")
     assert str(info.value) == "unknown plugin 'firstfit' (known: alpha, zeta)"
@@ -272,12 +277,17 @@ def test_entry_points_appearing_after_a_first_load_are_loadable(monkeypatch: pyt
 
 
 # ------------------------------------------------------------------------------- in-process registration
+class _OverrideArguments(PluginArguments):
+    k: int = 0
+
+
 class _Override:
     name = "firstfit"
+    arguments_model = _OverrideArguments
     built: ClassVar[list[dict[str, Any]]] = []
 
-    def __init__(self, arguments: Arguments) -> None:
-        _Override.built.append(dict(arguments))
+    def __init__(self, arguments: _OverrideArguments) -> None:
+        _Override.built.append(arguments.model_dump())
 
     def on_session_open(self, ssn: Session) -> None:
         return None
@@ -290,13 +300,13 @@ def test_register_plugin_overrides_the_entry_point(trace: ModuleType) -> None:
     _Override.built = []
     registry = Registry()
     registry.register_plugin("firstfit", _Override)
-    registry.register_plugin("broken", trace.TraceB)
+    registry.register_plugin("broken", type("NotBroken", (trace.TraceB,), {"name": "broken"}))
     assert registry.plugin_builder("firstfit") is _Override
     conf = _conf([["firstfit", "broken"]], actions="counting", arguments={"firstfit": {"k": 1}})
     scheduler = Scheduler(conf, _cluster(), registry=registry)
     decisions = scheduler.run_once(now=0.0)
-    assert _Override.built == [{"k": 1}]
-    assert ("build", "trace-b", {}) in trace.EVENTS
+    assert _Override.built == [{"k": 1}, {"k": 1}]  # at load, then at the session open
+    assert ("build", "broken", {}) in trace.EVENTS
     assert decisions.binds == []
 
 

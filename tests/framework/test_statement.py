@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import pytest
 from fumarole.framework.api import ZERO, Resource, TaskStatus
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
-from fumarole.framework.decisions import DecisionRecorder
+from fumarole.framework.decisions import Bind, Eviction
 from fumarole.framework.interface import Event, EventHandler
 from fumarole.framework.session import Session
 from fumarole.framework.statement import StatementError
@@ -210,20 +210,9 @@ def test_discarded_eviction_of_a_bound_task_restores_bound() -> None:
     assert bound.status == TaskStatus.BOUND
 
 
-def test_commit_binds_and_evicts_through_the_cache() -> None:
+def test_commit_records_evictions_and_binds_in_the_decision_log() -> None:
     ssn = open_session()
-    recorder = DecisionRecorder()
-    ssn.hooks = None
-    events: list[tuple[str, str, str]] = []
-
-    class Cache:
-        def bind(self, ssn: Session, task: Any, node: str) -> None:
-            events.append(("bind", task.key, node))
-
-        def evict(self, ssn: Session, task: Any, reason: str) -> None:
-            events.append(("evict", task.key, reason))
-
-    ssn.cache = Cache()  # type: ignore[assignment]
+    ssn.current_action = "preempt"
     running = ssn.jobs["ns/job0"].tasks["ns-job0-0"]
     pending = ssn.jobs["ns/job0"].tasks["ns-job0-1"]
     other = ssn.jobs["ns/job0"].tasks["ns-job0-2"]
@@ -231,13 +220,23 @@ def test_commit_binds_and_evicts_through_the_cache() -> None:
     stmt.evict(running, "preempted by ns/x")
     stmt.allocate(pending, ssn.nodes["n3"])
     stmt.pipeline(other, "n1")
+    assert ssn.decisions.binds == [] and ssn.decisions.evictions == []  # nothing before the commit
     stmt.commit()
-    assert events == [("evict", "ns/job0-0", "preempted by ns/x"), ("bind", "ns/job0-1", "n3")]
+    assert ssn.decisions.evictions == [Eviction("ns/job0-0", "n1", "preempt", "preempted by ns/x")]
+    assert ssn.decisions.binds == [Bind("ns/job0-1", "n3", "preempt")]
     assert pending.status == TaskStatus.BINDING
     assert other.status == TaskStatus.PIPELINED
     assert running.status == TaskStatus.RELEASING
     assert stmt.operations == []
-    assert recorder.cycles == []
+
+
+def test_a_discarded_statement_leaves_the_decision_log_empty() -> None:
+    ssn = open_session()
+    stmt = ssn.statement()
+    stmt.evict(ssn.jobs["ns/job0"].tasks["ns-job0-0"], "preempted")
+    stmt.allocate(ssn.jobs["ns/job0"].tasks["ns-job0-1"], ssn.nodes["n3"])
+    stmt.discard()
+    assert (ssn.decisions.binds, ssn.decisions.evictions) == ([], [])
 
 
 @pytest.mark.parametrize(
@@ -289,7 +288,7 @@ def test_handler_error_rolls_back_the_pipeline() -> None:
     def refuse(event: Event) -> None:
         event.err = RuntimeError("no")
 
-    ssn.add_event_handler(EventHandler(allocate_func=refuse))
+    ssn.add_event_handler(EventHandler(allocate_func=refuse), plugin="ledger")
     before = state(ssn)
     task = ssn.jobs["ns/job0"].tasks["ns-job0-1"]
     with pytest.raises(StatementError, match="pipeline to node n1 failed \\(no\\)"):

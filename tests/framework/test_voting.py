@@ -2,8 +2,9 @@
 
 Each case registers fake plugins in tiers, with or without their enable flag, and asks the session
 the question. The cases include Volcano's traps: an empty preemptable answer does not veto across
-tiers, job_starving defaults to false, job_pipelined to true, the hypernode gradient falls back to
-[[hypernode]], a disabled plugin is never consulted.
+tiers, an empty intersection does not decide either (the next voter or tier starts afresh,
+``Preemptable`` in session_plugins.go), job_starving defaults to false, job_pipelined to true, the
+hypernode gradient falls back to [[hypernode]], a disabled plugin is never consulted.
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from fumarole.framework.api import (
     SearchPurpose,
     ValidateResult,
 )
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
+from fumarole.framework.api.batch_fit import BatchFit
+from fumarole.framework.conf import Configuration, PluginOption, SchedulerConf, Tier
+from fumarole.framework.extension_points import POINTS, RegistrationError
 from fumarole.framework.session import Session
-from fumarole.framework.session_plugins import POINT_FLAGS, BatchFit
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from fumarole.framework.voting import UNDECIDED
 
 
 class Noop:
@@ -60,31 +63,27 @@ class Fake:
     enabled: bool = True
 
 
-def adder_of(point: str) -> str:
-    if point == "job_starving":
-        return "add_job_starving_fns"
-    if point == "victim_tasks":
-        return "add_victim_tasks_fns"
-    return f"add_{point}_fn"
+SPECS = {point.name: point for point in POINTS}
+SPECS.update({p.batch_variant.name: p for p in POINTS if p.batch_variant is not None})
 
 
-def open_session(tiers: list[list[Fake]], nodes: int = 2) -> Session:
+def open_session(
+    tiers: list[list[Fake]], nodes: int = 2, configurations: list[Configuration] = ()
+) -> Session:  # type: ignore[assignment]
     plugins = {}
     conf_tiers = []
     for tier in tiers:
         options = []
         for fake in tier:
-            flag = POINT_FLAGS[fake.point]
+            flags = SPECS[fake.point].flags
             options.append(
                 PluginOption.all_enabled(fake.name)
                 if fake.enabled
-                else PluginOption.all_enabled(
-                    fake.name, **{f: False for f in ((flag,) if isinstance(flag, str) else flag or ())}
-                )
+                else PluginOption.all_enabled(fake.name, **{flag.key: False for flag in flags})
             )
 
             def register(ssn: Session, name: str, fake: Fake = fake) -> None:
-                getattr(ssn, adder_of(fake.point))(name, fake.fn)
+                getattr(ssn, fake.point).register(fake.fn)
 
             plugins[fake.name] = plugin(fake.name, register)
         conf_tiers.append(Tier(plugins=options))
@@ -94,9 +93,8 @@ def open_session(tiers: list[list[Fake]], nodes: int = 2) -> Session:
         build_pod_group("ns", "pg", min_member=1),
         build_pod("ns", "p-0", group="pg", requests={"cpu": "1"}),
     ]
-    harness = Harness(
-        objects, SchedulerConf(actions="noop", tiers=conf_tiers), plugins=plugins, actions={"noop": Noop}
-    )
+    conf = SchedulerConf(actions="noop", tiers=conf_tiers, configurations=list(configurations))
+    harness = Harness(objects, conf, plugins=plugins, actions={"noop": Noop})
     return harness.open_session()
 
 
@@ -156,14 +154,62 @@ def answer(victims: list[T], vote: int = PERMIT) -> Callable[..., tuple[list[T],
         ),
         pytest.param(
             [[Fake("p1", "preemptable", answer([A, B])), Fake("p2", "preemptable", answer([C]))]],
-            [],
-            id="disjoint-intersection-is-empty-decision",
+            None,
+            id="disjoint-intersection-does-not-decide",
+        ),
+        pytest.param(
+            [
+                [
+                    Fake("p1", "preemptable", answer([A, B])),
+                    Fake("p2", "preemptable", answer([C])),
+                    Fake("p3", "preemptable", answer([C, D])),
+                ]
+            ],
+            [C, D],
+            id="after-a-disjoint-intersection-the-next-voter-starts-afresh",
+        ),
+        pytest.param(
+            [
+                [Fake("p1", "preemptable", answer([A])), Fake("p2", "preemptable", answer([B]))],
+                [Fake("p3", "preemptable", answer([C, D]))],
+            ],
+            [C, D],
+            id="a-tier-ending-with-a-disjoint-intersection-lets-the-next-tier-decide",
         ),
         pytest.param([[Fake("p1", "preemptable", answer([]))]], None, id="only-empty-answer-no-decision"),
     ],
 )
 def test_preemptable_tier_intersection(tiers: list[list[Fake]], expected: list[T] | None) -> None:
     ssn = open_session(tiers)
+    assert ssn.preemptable(None, [A, B, C, D]) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("tiers", "expected"),
+    [
+        pytest.param(
+            [[Fake("p1", "preemptable", answer([A, B])), Fake("p2", "preemptable", answer([C]))]],
+            [],
+            id="disjoint-intersection-decides-no-victims",
+        ),
+        pytest.param(
+            [
+                [Fake("p1", "preemptable", answer([A])), Fake("p2", "preemptable", answer([B]))],
+                [Fake("p3", "preemptable", answer([C, D]))],
+            ],
+            [],
+            id="the-next-tier-is-not-asked",
+        ),
+        pytest.param(
+            [[Fake("p1", "preemptable", answer([])), Fake("p2", "preemptable", answer([A]))]],
+            None,
+            id="an-empty-answer-still-does-not-decide",
+        ),
+    ],
+)
+def test_strict_voting_option(tiers: list[list[Fake]], expected: list[T] | None) -> None:
+    strict = [Configuration(name="voting", arguments={"emptyIntersection": "noVictims"})]
+    ssn = open_session(tiers, configurations=strict)
     assert ssn.preemptable(None, [A, B, C, D]) == expected  # type: ignore[arg-type]
 
 
@@ -276,13 +322,13 @@ def test_disabled_job_ready_plugin_is_not_consulted() -> None:
 @pytest.mark.parametrize(
     ("answers", "expected"),
     [
-        pytest.param([], 0, id="nobody-zero"),
-        pytest.param([[0, 0], [0]], 0, id="all-zero"),
+        pytest.param([], UNDECIDED, id="nobody-undecided"),
+        pytest.param([[0, 0], [0]], UNDECIDED, id="all-zero-undecided"),
         pytest.param([[0, -5]], -1, id="second-plugin-decides"),
         pytest.param([[0], [7, -1]], 1, id="first-nonzero-across-tiers"),
     ],
 )
-def test_job_order_compare_first_nonzero(answers: list[list[int]], expected: int) -> None:
+def test_job_order_compare_first_nonzero(answers: list[list[int]], expected: object) -> None:
     tiers = [
         [
             Fake(f"p{t}{i}", "job_order", (lambda v: lambda left, right: v)(value))
@@ -292,7 +338,7 @@ def test_job_order_compare_first_nonzero(answers: list[list[int]], expected: int
     ]
     ssn = open_session(tiers)
     job = ssn.jobs["ns/pg"]
-    assert ssn.job_order_compare_fn(job, job) == expected
+    assert ssn.job_order.vote(job, job) == expected
 
 
 def test_job_order_fallback_is_creation_then_uid() -> None:
@@ -300,18 +346,18 @@ def test_job_order_fallback_is_creation_then_uid() -> None:
     job = ssn.jobs["ns/pg"]
     other = job.clone()
     other.uid = "ns/pa"
-    assert ssn.job_order_fn(other, job) is True
-    assert ssn.job_order_fn(job, other) is False
+    assert ssn.job_order(other, job) < 0
+    assert ssn.job_order(job, other) > 0
     job.creation, other.creation = 100.0, 110.0
-    assert ssn.job_order_fn(job, other) is True
-    assert ssn.job_order_fn(other, job) is False
+    assert ssn.job_order(job, other) < 0
+    assert ssn.job_order(other, job) > 0
 
 
 def test_victim_queue_order_falls_back_to_reversed_queue_order() -> None:
     ssn = open_session([[Fake("p1", "queue_order", lambda left, right: -1 if left.name == "default" else 1)]])
     queue = ssn.queues["default"]
-    assert ssn.queue_order_fn(queue, queue) is True
-    assert ssn.victim_queue_order_fn(queue, queue, queue) is False
+    assert ssn.queue_order(queue, queue) < 0
+    assert ssn.victim_queue_order(queue, queue, queue) > 0
 
 
 # ------------------------------------------------------------------------------ first error
@@ -343,15 +389,15 @@ def test_predicate_first_error_in_tier_order_and_batch_form() -> None:
     assert errors[1].contains_unresolvable()
     assert errors[0].reasons() == ["late failure"]
     assert calls == ["scalar:n1", "scalar:n2", "batch:2", "late:n1"]
-    single = ssn.predicate_fn(task, ssn.nodes["n2"])
+    single = ssn.predicate(task, ssn.nodes["n2"])
     assert isinstance(single, FitError) and single.reasons() == ["node(s) were unlucky"]
 
 
 def test_predicate_passes_when_nobody_registered() -> None:
     ssn = open_session([])
     task = next(iter(ssn.jobs["ns/pg"].tasks.values()))
-    assert ssn.predicate_fn(task, ssn.nodes["n1"]) is None
-    assert ssn.pre_predicate_fn(task) is None
+    assert ssn.predicate(task, ssn.nodes["n1"]) is None
+    assert ssn.pre_predicate(task) is None
 
 
 def test_predicate_for_preempt_action_tolerates_plain_unschedulable() -> None:
@@ -371,11 +417,12 @@ def test_pre_predicate_raised_error_counts() -> None:
 
     ssn = open_session([[Fake("p1", "pre_predicate", raises)]])
     task = next(iter(ssn.jobs["ns/pg"].tasks.values()))
-    assert str(ssn.pre_predicate_fn(task)) == "queue is closed"
+    assert str(ssn.pre_predicate(task)) == "queue is closed"
 
 
 # ------------------------------------------------------------------------------ sums
-def test_node_order_and_batch_scores_add_up() -> None:
+def test_node_order_scalar_and_batch_forms_add_up() -> None:
+    """Both forms of every plugin count, whichever form the session is asked in."""
     ssn = open_session(
         [
             [Fake("p1", "node_order", lambda task, node: 10.0 if node.name == "n1" else 1.0)],
@@ -387,15 +434,15 @@ def test_node_order_and_batch_scores_add_up() -> None:
         ]
     )
     task = next(iter(ssn.jobs["ns/pg"].tasks.values()))
-    assert ssn.node_order_fn(task, ssn.nodes["n1"]) == 10.5
-    assert ssn.batch_node_order_fn(task, ssn.node_table.all_rows).tolist() == [2.0, 9.0]
+    assert ssn.node_order(task, ssn.nodes["n1"]) == 12.5
+    assert ssn.batch_node_order(task, ssn.node_table.all_rows).tolist() == [12.5, 10.5]
 
 
 # ------------------------------------------------------------------------------ winner takes all
 def test_hyper_node_gradient_falls_back_to_the_given_hypernode() -> None:
     ssn = open_session([])
     top = ssn.cluster_top_hyper_node
-    assert ssn.hyper_node_gradient_for_job_fn(ssn.jobs["ns/pg"], top, SearchPurpose.EVICT) == [[top]]
+    assert ssn.hyper_node_gradient_for_job(ssn.jobs["ns/pg"], top, SearchPurpose.EVICT) == [[top]]
 
 
 def test_hyper_node_gradient_first_registered_wins_even_if_empty() -> None:
@@ -413,7 +460,7 @@ def test_hyper_node_gradient_first_registered_wins_even_if_empty() -> None:
         ]
     )
     assert (
-        ssn.hyper_node_gradient_for_job_fn(ssn.jobs["ns/pg"], ssn.cluster_top_hyper_node, SearchPurpose.EVICT)
+        ssn.hyper_node_gradient_for_job(ssn.jobs["ns/pg"], ssn.cluster_top_hyper_node, SearchPurpose.EVICT)
         == []
     )
     assert seen == [SearchPurpose.EVICT]
@@ -427,7 +474,7 @@ def test_best_node_first_non_none() -> None:
         ]
     )
     task = next(iter(ssn.jobs["ns/pg"].tasks.values()))
-    assert ssn.best_node_fn(task, {}) == "n2"
+    assert ssn.best_node(task, {}) == "n2"
 
 
 # ------------------------------------------------------------------------------ job valid, union, broadcast
@@ -448,12 +495,12 @@ def test_job_valid_first_failure() -> None:
 def test_victim_tasks_union_of_first_non_empty_tier() -> None:
     ssn = open_session(
         [
-            [Fake("p1", "victim_tasks", [lambda tasks: []])],
+            [Fake("p1", "victim_tasks", lambda tasks: [])],
             [
-                Fake("p2", "victim_tasks", [lambda tasks: [A, B]]),
-                Fake("p3", "victim_tasks", [lambda tasks: [B, C]]),
+                Fake("p2", "victim_tasks", lambda tasks: [A, B]),
+                Fake("p3", "victim_tasks", lambda tasks: [B, C]),
             ],
-            [Fake("p4", "victim_tasks", [lambda tasks: [D]])],
+            [Fake("p4", "victim_tasks", lambda tasks: [D])],
         ]
     )
     assert ssn.victim_tasks([]) == [A, B, C]  # type: ignore[arg-type]
@@ -477,7 +524,7 @@ def test_simulate_add_task_enabled_by_preemptable_or_allocatable() -> None:
         return ValueError("no room")
 
     only_preemptable = PluginOption(name="p1", enabled_preemptable=True)
-    plugins = {"p1": plugin("p1", lambda ssn, name: ssn.add_simulate_add_task_fn(name, failing))}
+    plugins = {"p1": plugin("p1", lambda ssn, name: ssn.simulate_add_task.register(failing))}
     objects = [build_node("n1", {"cpu": "1", "pods": "1"}), build_queue("default")]
     harness = Harness(
         objects,
@@ -486,17 +533,28 @@ def test_simulate_add_task_enabled_by_preemptable_or_allocatable() -> None:
         actions={"noop": Noop},
     )
     ssn = harness.open_session()
-    assert str(ssn.simulate_add_task_fn({}, None, None, None)) == "no room"  # type: ignore[arg-type]
+    assert str(ssn.simulate_add_task({}, None, None, None)) == "no room"  # type: ignore[arg-type]
     disabled = Harness(
         objects,
         SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="p1")])]),
         plugins=plugins,
         actions={"noop": Noop},
     ).open_session()
-    assert disabled.simulate_add_task_fn({}, None, None, None) is None  # type: ignore[arg-type]
+    assert disabled.simulate_add_task({}, None, None, None) is None  # type: ignore[arg-type]
 
 
-def test_every_extension_point_has_an_adder() -> None:
+def test_every_declared_point_is_bound_on_the_session() -> None:
     ssn = open_session([])
-    for point in POINT_FLAGS:
-        assert callable(getattr(ssn, adder_of(point))), point
+    assert len(POINTS) == 38
+    for name in SPECS:
+        bound = getattr(ssn, name)
+        assert callable(bound.register), name
+        assert bound.enabled() == [], name
+
+
+def test_registering_outside_a_plugin_needs_its_name() -> None:
+    ssn = open_session([])
+    with pytest.raises(RegistrationError, match="job_ready: register outside on_session_open must name"):
+        ssn.job_ready.register(lambda job: False)
+    ssn.job_ready.register(lambda job: False, plugin="nobody-in-the-conf")
+    assert ssn.job_ready(ssn.jobs["ns/pg"]) is True  # not in the tiers: never consulted

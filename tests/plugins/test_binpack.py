@@ -10,7 +10,6 @@ import pytest
 from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
-from fumarole.framework.interface import Arguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
@@ -44,7 +43,7 @@ def tasks_by_key(ssn: Session) -> dict[str, TaskInfo]:
 
 def scores_by_node(ssn: Session, task: TaskInfo) -> dict[str, float]:
     rows = ssn.node_table.all_rows
-    scores = ssn.batch_node_order_fn(task, rows)
+    scores = ssn.batch_node_order(task, rows)
     return {ssn.node_table.names[row]: float(score) for row, score in zip(rows, scores, strict=True)}
 
 
@@ -96,7 +95,7 @@ def scores_by_node(ssn: Session, task: TaskInfo) -> dict[str, float]:
     ],
 )
 def test_arguments(arguments: dict[str, Any], binpack_weight: int, resources: dict[str, int]) -> None:
-    weight = PriorityWeight.from_arguments(Arguments(arguments))
+    weight = PriorityWeight.from_arguments(BinpackArguments.model_validate(arguments))
     assert weight.binpack_weight == binpack_weight
     assert weight.resources == resources
 
@@ -106,41 +105,41 @@ def test_arguments(arguments: dict[str, Any], binpack_weight: int, resources: di
     [
         pytest.param(
             {"binpack.weight": "10"},
-            "<test conf>: tiers[0].plugins[0].arguments.binpack.weight: "
+            "<test conf>:5: tiers[0].plugins[0].arguments.binpack.weight: "
             "Input should be a valid integer (got '10')",
             id="weight-string",
         ),
         pytest.param(
             {"binpack.cpu": 1.5},
-            "<test conf>: tiers[0].plugins[0].arguments.binpack.cpu: "
+            "<test conf>:5: tiers[0].plugins[0].arguments.binpack.cpu: "
             "Input should be a valid integer (got 1.5)",
             id="cpu-float",
         ),
         pytest.param(
             {"binpack.resources": ["nvidia.com/gpu"]},
-            "<test conf>: tiers[0].plugins[0].arguments.binpack.resources: Input should be a valid string "
+            "<test conf>:5: tiers[0].plugins[0].arguments.binpack.resources: Input should be a valid string "
             "(got ['nvidia.com/gpu'])",
             id="resources-not-a-string",
         ),
         pytest.param(
             {"binpack.resources.nvidia.com/gpu": "2"},
-            "<test conf>: tiers[0].plugins[0].arguments.binpack.resources.nvidia.com/gpu: "
+            "<test conf>:5: tiers[0].plugins[0].arguments.binpack.resources.nvidia.com/gpu: "
             "Input should be a valid integer (got '2')",
             id="dynamic-weight-string",
         ),
         pytest.param(
             {"binpack.gpu": 1},
-            "<test conf>: tiers[0].plugins[0].arguments.binpack.gpu: unknown key",
+            "<test conf>:5: tiers[0].plugins[0].arguments.binpack.gpu: unknown key",
             id="unknown-key",
         ),
         pytest.param(
             {"binpack.resources.": 1},
-            "<test conf>: tiers[0].plugins[0].arguments.binpack.resources.: unknown key",
+            "<test conf>:5: tiers[0].plugins[0].arguments.binpack.resources.: unknown key",
             id="dynamic-key-without-name",
         ),
         pytest.param(
             {"weight": 1},
-            "<test conf>: tiers[0].plugins[0].arguments.weight: unknown key",
+            "<test conf>:5: tiers[0].plugins[0].arguments.weight: unknown key",
             id="field-name-is-not-a-key",
         ),
     ],
@@ -307,7 +306,7 @@ def test_flag_off_not_consulted() -> None:
     ssn = open_session(small_cluster({"cpu": "1"}), {}, enabled=False)
     assert not ssn.has_fns("batch_node_order")
     task = tasks_by_key(ssn)["ns/task"]
-    assert ssn.batch_node_order_fn(task, ssn.node_table.all_rows).tolist() == [0.0, 0.0]
+    assert ssn.batch_node_order(task, ssn.node_table.all_rows).tolist() == [0.0, 0.0]
 
 
 def test_scores_follow_allocations_in_the_session() -> None:
@@ -325,8 +324,8 @@ def test_rows_subset_and_order() -> None:
     ssn = open_session(small_cluster({"cpu": "1", "memory": "2Gi"}), {})
     task = tasks_by_key(ssn)["ns/task"]
     rows = np.asarray([ssn.node_table.index["b"], ssn.node_table.index["a"]], dtype=np.int64)
-    assert ssn.batch_node_order_fn(task, rows).tolist() == [37.5, 50.0]
-    assert ssn.batch_node_order_fn(task, rows[:0]).tolist() == []
+    assert ssn.batch_node_order(task, rows).tolist() == [37.5, 50.0]
+    assert ssn.batch_node_order(task, rows[:0]).tolist() == []
 
 
 # ---------------------------------------------------------------------------------------- property

@@ -22,7 +22,7 @@ from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.types import PERMIT, REJECT, EvictionContext, EvictionKind
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
-from fumarole.framework.interface import Arguments
+from fumarole.framework.interface import NoArguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
@@ -295,9 +295,7 @@ class QueueOrder(Step):
 
     def run(self, ssn: Session, plugin: CapacityPlugin) -> None:
         def compare(left: str, right: str) -> int:
-            if ssn.queue_order_fn(ssn.queues[left], ssn.queues[right]):
-                return -1
-            return 1 if ssn.queue_order_fn(ssn.queues[right], ssn.queues[left]) else 0
+            return ssn.queue_order(ssn.queues[left], ssn.queues[right])
 
         assert sorted(reversed(self.queues), key=cmp_to_key(compare)) == self.queues
 
@@ -946,11 +944,11 @@ class RejectPgA:
 
     name = "rejecter"
 
-    def __init__(self, arguments: Arguments) -> None:
+    def __init__(self, arguments: NoArguments) -> None:
         self.arguments = arguments
 
     def on_session_open(self, ssn: Session) -> None:
-        ssn.add_job_enqueueable_fn(self.name, lambda target: REJECT if target.name == "pgA" else PERMIT)
+        ssn.job_enqueueable.register(lambda target: REJECT if target.name == "pgA" else PERMIT)
 
     def on_session_close(self, ssn: Session) -> None:
         return None
@@ -2017,19 +2015,19 @@ def test_simulate_functions_work_on_the_pre_predicate_copy() -> None:
     plugin = plugin_of(ssn)
     p3, p4, q2 = task(ssn, "p3"), task(ssn, "p4"), ssn.queues["q2"]
     state = ssn.get_cycle_state(p4.uid)
-    assert ssn.pre_predicate_fn(p4) is None
+    assert ssn.pre_predicate(p4) is None
     copy_state = state["capacity"]
     assert isinstance(copy_state, CapacityState)
     assert copy_state.queue_attrs["q2"] is not plugin.queue_opts["q2"]
-    assert ssn.simulate_allocatable_fn(state, q2, p4) is False
-    assert ssn.simulate_remove_task_fn(state, p4, p3, ssn.nodes["n1"]) is None
+    assert ssn.simulate_allocatable(state, q2, p4) is False
+    assert ssn.simulate_remove_task(state, p4, p3, ssn.nodes["n1"]) is None
     assert copy_state.queue_attrs["q2"].allocated == res("0", "0", {"pods": "0"})
     assert copy_state.queue_attrs["q2"].share == 1.0
-    assert ssn.simulate_allocatable_fn(state, q2, p4) is True
+    assert ssn.simulate_allocatable(state, q2, p4) is True
     assert plugin.allocatable(q2, p4) is False
     assert plugin.queue_opts["q2"].allocated == res("1", "1Gi", {"pods": "1"})
-    assert ssn.simulate_add_task_fn(state, p4, p3, ssn.nodes["n1"]) is None
-    assert ssn.simulate_allocatable_fn(state, q2, p4) is False
+    assert ssn.simulate_add_task(state, p4, p3, ssn.nodes["n1"]) is None
+    assert ssn.simulate_allocatable(state, q2, p4) is False
 
 
 def test_simulate_in_hierarchy_updates_ancestors_of_the_copy() -> None:
@@ -2103,7 +2101,8 @@ def test_registered_points(objects: Callable[[], list[Any]], hierarchy: bool, po
     option = PluginOption.all_enabled("capacity", enabled_hierarchy=hierarchy)
     ssn = harness_with(objects(), option).open_session()
     assert {point for point in ALL_POINTS if ssn.has_fns(point)} == points
-    assert len(ssn.event_handlers) == 1
+    assert ssn.allocate_event.plugins() == [["capacity"]]
+    assert ssn.deallocate_event.plugins() == [["capacity"]]
 
 
 def test_flags_gate_the_points() -> None:
@@ -2157,7 +2156,9 @@ def test_conf_loader_names_the_bad_argument() -> None:
     text = (
         "actions: noop\ntiers:\n- plugins:\n  - name: capacity\n    arguments: {ancestorReclaimLevel: one}\n"
     )
-    with pytest.raises(ConfError, match=r"<c>: tiers\[0\]\.plugins\[0\]\.arguments\.ancestorReclaimLevel: "):
+    with pytest.raises(
+        ConfError, match=r"<c>:5: tiers\[0\]\.plugins\[0\]\.arguments\.ancestorReclaimLevel: "
+    ):
         parse_conf(text, "<c>", registry)
     good = text.replace("one", "1")
     assert parse_conf(good, "<c>", registry).tiers[0].plugins[0].arguments == {"ancestorReclaimLevel": 1}

@@ -1,8 +1,8 @@
 """drf plugin: dominant shares, job order, preemption victims, event accounting and hdrf.
 
 Upstream: pkg/scheduler/plugins/drf/drf.go and hdrf_test.go. The two hdrf_test.go cases need the
-allocate action; ``_allocate_one_by_one`` below plays its part (queue by ``queue_order_fn``, job by
-``job_order_fn``, one task per pick, a job whose next task does not fit drops out), which is what
+allocate action; ``_allocate_one_by_one`` below plays its part (queue by ``queue_order``, job by
+``job_order``, one task per pick, a job whose next task does not fit drops out), which is what
 the allocate action does for jobs whose gang is always ready.
 """
 
@@ -190,15 +190,17 @@ JOB_ORDER_OBJECTS = [
     [
         pytest.param("ns/small", "ns/big", -1, True, id="lower-share-first"),
         pytest.param("ns/big", "ns/small", 1, False, id="higher-share-later"),
-        pytest.param("ns/small", "ns/twin", 0, True, id="equal-share-falls-back-to-creation"),
-        pytest.param("ns/twin", "ns/small", 0, False, id="equal-share-falls-back-to-creation-reversed"),
+        pytest.param("ns/small", "ns/twin", voting.UNDECIDED, True, id="equal-share-falls-back-to-creation"),
+        pytest.param(
+            "ns/twin", "ns/small", voting.UNDECIDED, False, id="equal-share-falls-back-to-creation-reversed"
+        ),
         pytest.param("ns/idle", "ns/small", -1, True, id="nothing-allocated-first"),
     ],
 )
-def test_job_order(left: str, right: str, compare: int, left_first: bool) -> None:
+def test_job_order(left: str, right: str, compare: int | voting.Undecided, left_first: bool) -> None:
     ssn = open_session(JOB_ORDER_OBJECTS, drf_option(enabled_job_order=True))
-    assert ssn.job_order_compare_fn(ssn.jobs[left], ssn.jobs[right]) == compare
-    assert ssn.job_order_fn(ssn.jobs[left], ssn.jobs[right]) is left_first
+    assert ssn.job_order.vote(ssn.jobs[left], ssn.jobs[right]) == compare
+    assert (ssn.job_order(ssn.jobs[left], ssn.jobs[right]) < 0) is left_first
 
 
 def test_job_order_job_without_attributes_counts_as_share_zero() -> None:
@@ -211,8 +213,8 @@ def test_job_order_job_without_attributes_counts_as_share_zero() -> None:
 
 def test_job_order_needs_its_flag() -> None:
     ssn = open_session(JOB_ORDER_OBJECTS, drf_option(enabled_preemptable=True))
-    assert ssn.job_order_compare_fn(ssn.jobs["ns/small"], ssn.jobs["ns/big"]) == 0
-    assert ssn.job_order_fn(ssn.jobs["ns/big"], ssn.jobs["ns/small"]) is True  # creation time decides
+    assert ssn.job_order.vote(ssn.jobs["ns/small"], ssn.jobs["ns/big"]) is voting.UNDECIDED
+    assert (ssn.job_order(ssn.jobs["ns/big"], ssn.jobs["ns/small"]) < 0) is True  # creation time decides
 
 
 # ---------------------------------------------------------------------------------------- preemptable
@@ -394,9 +396,11 @@ def _allocate_one_by_one(ssn: Session) -> None:
         if not jobs:
             return
         queues = {j.queue: ssn.queues[j.queue] for j in jobs}
-        queue = min(queues.values(), key=_order(ssn.queue_order_fn))
-        job = min((j for j in jobs if j.queue == queue.uid), key=_order(ssn.job_order_fn))
-        next_task = min(job.tasks_with(TaskStatus.PENDING).values(), key=_order(ssn.task_order_fn))
+        queue = min(queues.values(), key=_order(lambda a, b: ssn.queue_order(a, b) < 0))
+        job = min((j for j in jobs if j.queue == queue.uid), key=_order(lambda a, b: ssn.job_order(a, b) < 0))
+        next_task = min(
+            job.tasks_with(TaskStatus.PENDING).values(), key=_order(lambda a, b: ssn.task_order(a, b) < 0)
+        )
         if not next_task.init_resreq.less_equal(node.future_idle(), ZERO):
             blocked.add(job.uid)
             continue
@@ -748,11 +752,11 @@ def test_hdrf_events_refresh_the_tree() -> None:
     [
         pytest.param(
             drf_option(enabled_queue_order=True, enabled_reclaimable=True),
-            0,
+            voting.UNDECIDED,
             None,
             id="hierarchy-off-nothing-registered",
         ),
-        pytest.param(drf_option(enabled_hierarchy=True), 0, None, id="hierarchy-on-flags-off"),
+        pytest.param(drf_option(enabled_hierarchy=True), voting.UNDECIDED, None, id="hierarchy-on-flags-off"),
         pytest.param(
             drf_option(enabled_hierarchy=True, enabled_queue_order=True, enabled_reclaimable=True),
             -1,
@@ -761,7 +765,9 @@ def test_hdrf_events_refresh_the_tree() -> None:
         ),
     ],
 )
-def test_hdrf_flag_gating(option: PluginOption, queue_order: int, reclaimable: list[str] | None) -> None:
+def test_hdrf_flag_gating(
+    option: PluginOption, queue_order: int | voting.Undecided, reclaimable: list[str] | None
+) -> None:
     ssn = open_session(_reclaim_objects(4), option)
     assert (
         voting.first_nonzero(ssn.enabled_fns("queue_order"), ssn.queues["b"], ssn.queues["a"]) == queue_order

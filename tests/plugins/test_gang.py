@@ -18,6 +18,7 @@ from fumarole.framework.cache.objects import PodGroupCondition
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from fumarole.framework.voting import UNDECIDED, Undecided
 from fumarole.plugins.gang import should_skip_unschedulable_for_releasing
 
 NODES = [
@@ -244,18 +245,18 @@ def order_objects() -> list[Any]:
     [
         pytest.param("waiting", "ready", -1, id="not-ready-first"),
         pytest.param("ready", "waiting", 1, id="ready-second"),
-        pytest.param("ready", "ready2", 0, id="both-ready"),
-        pytest.param("waiting", "waiting2", 0, id="both-not-ready"),
+        pytest.param("ready", "ready2", UNDECIDED, id="both-ready"),
+        pytest.param("waiting", "waiting2", UNDECIDED, id="both-not-ready"),
     ],
 )
-def test_job_order(left: str, right: str, expected: int) -> None:
+def test_job_order(left: str, right: str, expected: int | Undecided) -> None:
     ssn = open_session(order_objects(), enabled_job_order=True)
-    assert ssn.job_order_compare_fn(ssn.jobs[f"ns/{left}"], ssn.jobs[f"ns/{right}"]) == expected
+    assert ssn.job_order.vote(ssn.jobs[f"ns/{left}"], ssn.jobs[f"ns/{right}"]) == expected
 
 
 def test_job_order_flag_off_not_consulted() -> None:
     ssn = open_session(order_objects(), enabled_job_order=False)
-    assert ssn.job_order_compare_fn(ssn.jobs["ns/waiting"], ssn.jobs["ns/ready"]) == 0
+    assert ssn.job_order.vote(ssn.jobs["ns/waiting"], ssn.jobs["ns/ready"]) is UNDECIDED
 
 
 def sub_job(uid: str, index: int, minimum: int, statuses: list[TaskStatus]) -> SubJobInfo:
@@ -278,7 +279,7 @@ def test_sub_job_order(left_ready: bool, right_ready: bool, expected: bool) -> N
     running, pending = [TaskStatus.RUNNING], [TaskStatus.PENDING]
     left = sub_job("job/p-0", 0, 1, running if left_ready else pending)
     right = sub_job("job/p-1", 1, 1, running if right_ready else pending)
-    assert ssn.sub_job_order_fn(left, right) is expected
+    assert (ssn.sub_job_order(left, right) < 0) is expected
 
 
 # -------------------- ready / pipelined
@@ -362,9 +363,7 @@ def test_sub_job_ready(flag: bool, expected: dict[str, bool]) -> None:
         enabled_sub_job_ready=flag,
     )
     job = ssn.jobs["ns/pg"]
-    got = {
-        sub.uid.rsplit("-", 1)[-1]: ssn.sub_job_ready(job, sub) for sub in job.sub_jobs.values() if sub.tasks
-    }
+    got = {sub.uid.rsplit("-", 1)[-1]: ssn.sub_job_ready(sub) for sub in job.sub_jobs.values() if sub.tasks}
     assert got == expected
 
 
@@ -440,9 +439,7 @@ def test_sub_job_pipelined(flag: bool, expected: dict[str, bool]) -> None:
     to_status(ssn, TaskStatus.PIPELINED, "a-1")
     job = ssn.jobs["ns/pg"]
     got = {
-        sub.uid.rsplit("-", 1)[-1]: ssn.sub_job_pipelined(job, sub)
-        for sub in job.sub_jobs.values()
-        if sub.tasks
+        sub.uid.rsplit("-", 1)[-1]: ssn.sub_job_pipelined(sub) for sub in job.sub_jobs.values() if sub.tasks
     }
     assert got == expected
 
@@ -648,7 +645,7 @@ def test_session_close_condition(
     h = harness([build_pod_group("ns", "pg", min_member=min_member), *pods])
     ssn = h.open_session(now=42.0)
     prepare(ssn)
-    ssn.close()
+    h.cache.apply(ssn.close())
     conditions = h.cache.pod_groups["ns/pg"].status.conditions
     if expected is None:
         assert conditions == []
@@ -673,7 +670,7 @@ def test_session_close_replaces_condition_of_same_type() -> None:
     pod_group.status.conditions = [other, old_unschedulable]
     h = harness([pod_group, pod("p0"), pod("p1", "Pending")])
     ssn = h.open_session()
-    ssn.close()
+    h.cache.apply(ssn.close())
     conditions = h.cache.pod_groups["ns/pg"].status.conditions
     assert [(c.type, c.reason, c.transition_id) for c in conditions] == [
         ("Custom", "kept", "session-0"),
@@ -755,6 +752,7 @@ def test_allocate_then_close_reports_the_gang_and_its_fit_errors() -> None:
     h = Harness(objects, conf)
     decisions = h.run(1)
     assert decisions[0].binds == []
+    h.cache.apply(decisions[0])
     [condition] = h.cache.pod_groups["ns/pg"].status.conditions
     assert (condition.type, condition.reason, condition.transition_id) == (
         "Unschedulable",

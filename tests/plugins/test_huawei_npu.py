@@ -18,7 +18,12 @@ from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.testing import build_node, build_pod, build_pod_group
 from fumarole.plugins.huawei_npu import HuaweiNpuPlugin
-from fumarole.plugins.huawei_npu.arguments import NpuConfig, parse_duration, resolve_config
+from fumarole.plugins.huawei_npu.arguments import (
+    HuaweiNpuArguments,
+    NpuConfig,
+    parse_duration,
+    resolve_config,
+)
 from fumarole.plugins.huawei_npu.dispatch import handler_name, policy_entry_point
 from fumarole.plugins.huawei_npu.npu_session import NpuSession
 from fumarole.policies.chips import ASCEND_310P, ASCEND_910
@@ -49,7 +54,7 @@ def npu_session(ssn: Session) -> NpuSession:
 
 
 def fit(ssn: Session, task: TaskInfo, node: str) -> tuple[Code, str] | None:
-    error = ssn.predicate_fn(task, ssn.nodes[node])
+    error = ssn.predicate(task, ssn.nodes[node])
     if error is None:
         return None
     assert isinstance(error, FitError)
@@ -60,7 +65,7 @@ def fit(ssn: Session, task: TaskInfo, node: str) -> tuple[Code, str] | None:
 def scores(ssn: Session, task: TaskInfo, nodes: list[str] | None = None) -> dict[str, float]:
     table = ssn.node_table
     rows = np.asarray([table.index[n] for n in (nodes or table.names)], dtype=np.int64)
-    values = ssn.batch_node_order_fn(task, rows)
+    values = ssn.batch_node_order(task, rows)
     return {table.names[row]: float(value) for row, value in zip(rows.tolist(), values.tolist(), strict=True)}
 
 
@@ -70,6 +75,14 @@ def job_objects(
     objects: list[KubeObject] = [npu_pod_group(name, tasks * chips, min_member=tasks, owner_uid=owner)]
     objects += [npu_pod(f"{name}-worker-{rank}", name, chips, rank=rank, **pod) for rank in range(tasks)]
     return objects
+
+
+def event_handlers(ssn: Session) -> int:
+    """How many plugins added an event handler (allocate and deallocate callbacks in pairs)."""
+    allocate = [fn for tier in ssn.enabled_fns("allocate_event") for fn in tier]
+    deallocate = [fn for tier in ssn.enabled_fns("deallocate_event") for fn in tier]
+    assert len(allocate) == len(deallocate)
+    return len(allocate)
 
 
 def busy_pod(node: str, chips: list[int], name: str | None = None, phase: str = "Running") -> KubeObject:
@@ -96,7 +109,9 @@ def test_functions_registered_under_the_conf_name_of_the_alias() -> None:
     objects = [npu_node("n1"), *job_objects(tasks=1)]
     ssn = harness(objects, conf, plugins={}).open_session()
     assert ssn.enabled_fns("batch_predicate") == [[npu_session(ssn).batch_predicate]]
-    assert ssn.plugins["huawei-npu"].registered_as == "volcano-npu_v6.0.0"  # type: ignore[attr-defined]
+    assert list(ssn.plugins) == ["volcano-npu_v6.0.0"]
+    assert isinstance(ssn.plugins["volcano-npu_v6.0.0"], HuaweiNpuPlugin)
+    assert ssn.predicate.plugins() == [["volcano-npu_v6.0.0"]]
     task = tasks_by_name(ssn)["job-a-worker-0"]
     assert scores(ssn, task) == {"n1": (8 * 100 - 8) * 100.0}
 
@@ -129,13 +144,13 @@ def test_extension_points_follow_the_enable_flags(flags: dict[str, bool], points
         "task_order",
     ]
     assert [point for point in candidates if ssn.has_fns(point)] == points
-    assert len(ssn.event_handlers) == 1
+    assert event_handlers(ssn) == 1
 
 
 def test_a_second_instance_in_the_same_session_does_nothing() -> None:
     conf = npu_conf(extra=[PluginOption.all_enabled("volcano-npu_v6.0.0")])
     ssn = harness([npu_node("n1"), *job_objects(tasks=1)], conf).open_session()
-    assert len(ssn.event_handlers) == 1
+    assert event_handlers(ssn) == 1
 
 
 # ---------------------------------------------------------------------------------------- arguments
@@ -180,7 +195,7 @@ def test_a_second_instance_in_the_same_session_does_nothing() -> None:
     ],
 )
 def test_resolve_config(init_params: dict[str, Any], own: dict[str, Any], expected: NpuConfig) -> None:
-    assert resolve_config(init_params, own) == expected
+    assert resolve_config(init_params, HuaweiNpuArguments.model_validate(own)) == expected
 
 
 @pytest.mark.parametrize(
@@ -194,7 +209,7 @@ def test_resolve_config(init_params: dict[str, Any], own: dict[str, Any], expect
 )
 def test_invalid_plugin_arguments_are_rejected(arguments: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
-        resolve_config({}, arguments)
+        HuaweiNpuArguments.model_validate(arguments)
 
 
 def test_conf_loader_checks_the_plugin_arguments() -> None:

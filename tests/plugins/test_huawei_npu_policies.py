@@ -43,7 +43,7 @@ def outcome(objects: list[KubeObject], resource: str) -> tuple[dict[str, float],
     ssn = h.open_session()
     task = the_task(ssn)
     passed, _ = ssn.predicate_nodes(task, ssn.node_table.all_rows)
-    values = ssn.batch_node_order_fn(task, passed)
+    values = ssn.batch_node_order(task, passed)
     scores = {
         ssn.node_table.names[row]: float(value)
         for row, value in zip(passed.tolist(), values.tolist(), strict=True)
@@ -129,7 +129,7 @@ def test_910_x8_rings_decide_the_predicate() -> None:
     ]
     h = harness(objects, CONF)
     ssn = h.open_session()
-    error = ssn.predicate_fn(the_task(ssn), ssn.nodes["n1"])
+    error = ssn.predicate(the_task(ssn), ssn.nodes["n1"])
     assert str(error) == (
         "task default/job-w-0 on node n1 fit failed: NPUResourceShortage: not enough free "
         "huawei.com/Ascend910 chips for 4 in the topology of policy ascend910-module-x8"

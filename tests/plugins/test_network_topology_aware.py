@@ -21,7 +21,6 @@ from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import SearchPurpose
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
-from fumarole.framework.interface import Arguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.testing import (
@@ -33,8 +32,13 @@ from fumarole.framework.testing import (
     build_queue,
 )
 from fumarole.plugins.network_topology_aware import NetworkTopologyAwarePlugin
-from fumarole.plugins.network_topology_aware.arguments import NormalPodConfig, PriorityWeight
+from fumarole.plugins.network_topology_aware.arguments import (
+    NetworkTopologyAwareArguments,
+    NormalPodConfig,
+    PriorityWeight,
+)
 from fumarole.plugins.network_topology_aware.gradients import reverse_and_cap
+from pydantic import ValidationError
 
 NAME = "network-topology-aware"
 ROLE = "volcano.sh/task-spec"
@@ -98,7 +102,7 @@ def pending_task(ssn: Session) -> TaskInfo:
 def node_scores(ssn: Session, task: TaskInfo, names: list[str] | None = None) -> dict[str, float]:
     table = ssn.node_table
     rows = table.all_rows if names is None else np.asarray([table.index[n] for n in names], dtype=np.int64)
-    scores = ssn.batch_node_order_fn(task, rows)
+    scores = ssn.batch_node_order(task, rows)
     return {table.names[row]: float(score) for row, score in zip(rows.tolist(), scores.tolist(), strict=True)}
 
 
@@ -138,7 +142,6 @@ def assert_scores(actual: dict[str, float], expected: dict[str, float]) -> None:
                 "hypernode.binpack.resources": "nvidia.com/gpuxxx, example.com/foo",
                 "hypernode.binpack.resources.nvidia.com/gpu": -1,
                 "hypernode.binpack.resources.example.com/foo": -1,
-                "hypernode.binpack.normal-pod.enable": "a",
                 "hypernode.binpack.normal-pod.fading": -1,
                 "hypernode.gradient.evict.max-hypernodes": 0,
             },
@@ -159,10 +162,16 @@ def assert_scores(actual: dict[str, float], expected: dict[str, float]) -> None:
 def test_arguments(
     arguments: dict[str, Any], weight: PriorityWeight, normal_pod: NormalPodConfig, evict_max: int
 ) -> None:
-    plugin = NetworkTopologyAwarePlugin(Arguments(arguments))
+    plugin = NetworkTopologyAwarePlugin(NetworkTopologyAwarePlugin.arguments_model.model_validate(arguments))
     assert plugin.weight == weight
     assert plugin.normal_pod == normal_pod
     assert plugin.max_hyper_nodes_for_eviction == evict_max
+
+
+def test_wrongly_typed_argument_is_a_validation_error() -> None:
+    """Volcano logs a wrongly typed value and keeps the default; here it is rejected at validation."""
+    with pytest.raises(ValidationError):
+        NetworkTopologyAwareArguments.model_validate({"hypernode.binpack.normal-pod.enable": "a"})
 
 
 @pytest.mark.parametrize(
@@ -170,27 +179,27 @@ def test_arguments(
     [
         pytest.param(
             {"weight": "x"},
-            "<test conf>: tiers[0].plugins[0].arguments.weight: Input should be a valid integer (got 'x')",
+            "<test conf>:5: tiers[0].plugins[0].arguments.weight: Input should be a valid integer (got 'x')",
             id="weight-string",
         ),
         pytest.param(
-            {"bogus": 1}, "<test conf>: tiers[0].plugins[0].arguments.bogus: unknown key", id="unknown"
+            {"bogus": 1}, "<test conf>:5: tiers[0].plugins[0].arguments.bogus: unknown key", id="unknown"
         ),
         pytest.param(
             {"hypernode.binpack.resources.example.com/foo": "3"},
-            "<test conf>: tiers[0].plugins[0].arguments.hypernode.binpack.resources.example.com/foo: "
+            "<test conf>:5: tiers[0].plugins[0].arguments.hypernode.binpack.resources.example.com/foo: "
             "Input should be a valid integer (got '3')",
             id="dynamic-weight-string",
         ),
         pytest.param(
             {"hypernode.binpack.normal-pod.enable": "maybe"},
-            "<test conf>: tiers[0].plugins[0].arguments.hypernode.binpack.normal-pod.enable: "
-            "Input should be a valid boolean (got 'maybe')",
+            "<test conf>:5: tiers[0].plugins[0].arguments.hypernode.binpack.normal-pod.enable: "
+            "expected a boolean, got 'maybe'",
             id="enable-not-a-bool",
         ),
         pytest.param(
             {"hypernode.binpack.normal-pod.fading": "0.5"},
-            "<test conf>: tiers[0].plugins[0].arguments.hypernode.binpack.normal-pod.fading: "
+            "<test conf>:5: tiers[0].plugins[0].arguments.hypernode.binpack.normal-pod.fading: "
             "Input should be a valid number (got '0.5')",
             id="fading-string",
         ),
@@ -609,7 +618,7 @@ def test_hyper_node_order(
     ]
     ssn = open_session(objects, arguments)
     sub_job = ssn.jobs["ns1/pg1"].sub_jobs["ns1/pg1/task1-worker"]
-    scores = ssn.hyper_node_order_map_fn(sub_job, ssn.real_nodes_list)[NAME]
+    scores = ssn.batch_hyper_node_order(sub_job, ssn.real_nodes_list)
     assert set(scores) == set(expected)
     assert_scores(scores, expected)
 
@@ -629,13 +638,13 @@ def test_hyper_node_order_ties_gain_the_task_share() -> None:
     ]
     ssn = open_session(objects, {"hypernode.binpack.memory": 0})
     sub_job = ssn.jobs["ns1/pg1"].sub_jobs["ns1/pg1"]
-    scores = ssn.hyper_node_order_map_fn(sub_job, {"a": [ssn.nodes["a-n1"]], "b": [ssn.nodes["b-n1"]]})[NAME]
+    scores = ssn.batch_hyper_node_order(sub_job, {"a": [ssn.nodes["a-n1"]], "b": [ssn.nodes["b-n1"]]})
     # a: used 1 + request 2 of 4 cpu = 0.75; b: 2 of 4 = 0.5 — no tie, no task share.
     assert scores == pytest.approx({"a": 75.0, "b": 50.0})
     objects[2] = build_pod("ns1", "p1", requests={"cpu": "1"}, group="pg1", node="a-n1", phase="Succeeded")
     ssn = open_session(objects, {"hypernode.binpack.memory": 0})
     sub_job = ssn.jobs["ns1/pg1"].sub_jobs["ns1/pg1"]
-    scores = ssn.hyper_node_order_map_fn(sub_job, {"a": [ssn.nodes["a-n1"]], "b": [ssn.nodes["b-n1"]]})[NAME]
+    scores = ssn.batch_hyper_node_order(sub_job, {"a": [ssn.nodes["a-n1"]], "b": [ssn.nodes["b-n1"]]})
     # A succeeded pod uses nothing: both 0.5, tied; a holds 1 of the 2 tasks.
     assert scores == pytest.approx({"a": 100.0, "b": 50.0})
 
@@ -775,7 +784,7 @@ def test_job_gradients(
     ]
     ssn = open_session(objects, {"hypernode.gradient.evict.max-hypernodes": 6})
     job = ssn.jobs["ns1/pg1"]
-    gradients = ssn.hyper_node_gradient_for_job_fn(job, ssn.cluster_top_hyper_node, purpose)
+    gradients = ssn.hyper_node_gradient_for_job(job, ssn.cluster_top_hyper_node, purpose)
     assert _gradient_names(gradients) == expected
 
 
@@ -789,7 +798,7 @@ def test_job_gradient_search_root_error_yields_no_gradient() -> None:
     ssn = open_session(objects)
     job = ssn.jobs["ns1/pg1"]
     assert job.allocated_hyper_node == "s1"
-    assert ssn.hyper_node_gradient_for_job_fn(job, ssn.cluster_top_hyper_node, SearchPurpose.ALLOCATE) == []
+    assert ssn.hyper_node_gradient_for_job(job, ssn.cluster_top_hyper_node, SearchPurpose.ALLOCATE) == []
 
 
 def test_job_without_hard_topology_gets_the_offered_hypernode() -> None:
@@ -801,7 +810,7 @@ def test_job_without_hard_topology_gets_the_offered_hypernode() -> None:
         *three_tiers(),
     ]
     ssn = open_session(objects)
-    gradients = ssn.hyper_node_gradient_for_job_fn(
+    gradients = ssn.hyper_node_gradient_for_job(
         ssn.jobs["ns1/pg1"], ssn.hyper_nodes["s1"], SearchPurpose.EVICT
     )
     assert _gradient_names(gradients) == [["s1"]]
@@ -874,12 +883,9 @@ def test_sub_job_gradient_without_sub_group_policy_respects_hard_topology() -> N
     ]
     ssn = open_session(objects)
     sub_job = ssn.jobs["ns1/pg1"].sub_jobs["ns1/pg1"]
+    assert ssn.hyper_node_gradient_for_sub_job(sub_job, ssn.cluster_top_hyper_node, SearchPurpose.EVICT) == []
     assert (
-        ssn.hyper_node_gradient_for_sub_job_fn(sub_job, ssn.cluster_top_hyper_node, SearchPurpose.EVICT) == []
-    )
-    assert (
-        ssn.hyper_node_gradient_for_sub_job_fn(sub_job, ssn.cluster_top_hyper_node, SearchPurpose.ALLOCATE)
-        == []
+        ssn.hyper_node_gradient_for_sub_job(sub_job, ssn.cluster_top_hyper_node, SearchPurpose.ALLOCATE) == []
     )
 
 
@@ -890,7 +896,7 @@ def test_gradient_records_exclusions_in_the_job_explanation() -> None:
     ssn = open_session(objects)
     job = ssn.jobs["ns1/pg1"]
     job.topology_explanation = TopologyExplanation(1)
-    assert ssn.hyper_node_gradient_for_job_fn(job, ssn.cluster_top_hyper_node, SearchPurpose.ALLOCATE) == []
+    assert ssn.hyper_node_gradient_for_job(job, ssn.cluster_top_hyper_node, SearchPurpose.ALLOCATE) == []
     reason = (
         "neither idle <cpu 4, memory 8Gi, pods 20> nor future idle <cpu 4, memory 8Gi, pods 20> "
         "covers <cpu 5, memory 0>"
@@ -900,7 +906,7 @@ def test_gradient_records_exclusions_in_the_job_explanation() -> None:
     ]
     # An eviction search records nothing.
     job.topology_explanation = TopologyExplanation(1)
-    ssn.hyper_node_gradient_for_job_fn(job, ssn.cluster_top_hyper_node, SearchPurpose.EVICT)
+    ssn.hyper_node_gradient_for_job(job, ssn.cluster_top_hyper_node, SearchPurpose.EVICT)
     assert job.topology_explanation.excluded == []
 
 
@@ -912,7 +918,10 @@ def test_registration_respects_flags() -> None:
     job = ssn.jobs["ns1/pg1"]
     # Flags off: the fallback [[hypernode]] and no scores.
     assert _gradient_names(
-        ssn.hyper_node_gradient_for_job_fn(job, ssn.cluster_top_hyper_node, SearchPurpose.ALLOCATE)
+        ssn.hyper_node_gradient_for_job(job, ssn.cluster_top_hyper_node, SearchPurpose.ALLOCATE)
     ) == [[CLUSTER_TOP_HYPERNODE]]
     assert not ssn.has_fns("batch_node_order")
-    assert ssn.hyper_node_order_map_fn(job.sub_jobs["ns1/pg1"], ssn.real_nodes_list) == {}
+    assert not ssn.has_fns("batch_hyper_node_order")
+    assert ssn.batch_hyper_node_order(job.sub_jobs["ns1/pg1"], ssn.real_nodes_list) == dict.fromkeys(
+        ssn.real_nodes_list, 0.0
+    )

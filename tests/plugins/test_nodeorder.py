@@ -14,11 +14,11 @@ from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.cache.objects import Node, Pod
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
-from fumarole.framework.interface import Arguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.nodeorder import NodeOrderPlugin, PriorityWeight
+from fumarole.plugins.nodeorder.plugin import NodeOrderArguments
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -100,7 +100,7 @@ def node(name: str, cpu: str, memory: str, **kwargs: Any) -> Node:
     ],
 )
 def test_priority_weight_from_arguments(arguments: dict[str, int], expected: PriorityWeight) -> None:
-    assert PriorityWeight.from_arguments(Arguments(arguments)) == expected
+    assert PriorityWeight.from_arguments(NodeOrderArguments.model_validate(arguments)) == expected
 
 
 @pytest.mark.parametrize(
@@ -130,7 +130,10 @@ def test_priority_weight_from_arguments(arguments: dict[str, int], expected: Pri
 def test_scorers_built(arguments: dict[str, int], batch_scorers: list[str], image_locality: bool) -> None:
     ssn, plugin = open_session([*base_objects(), node("a", "1", "1Gi")], arguments)
     assert plugin.batch_scorers == batch_scorers
-    assert ssn.has_fns("node_order") is image_locality
+    # One batch node-order function carries both; the image-locality scorer is built only when its
+    # weight is non-zero.
+    assert (plugin.image_locality is not None) is image_locality
+    assert ssn.has_fns("node_order")
     assert ssn.has_fns("batch_node_order")
 
 
@@ -139,30 +142,30 @@ def test_scorers_built(arguments: dict[str, int], batch_scorers: list[str], imag
     [
         pytest.param(
             {"leastrequested.weight": "1"},
-            "<test conf>: tiers[0].plugins[0].arguments.leastrequested.weight: "
+            "<test conf>:5: tiers[0].plugins[0].arguments.leastrequested.weight: "
             "Input should be a valid integer (got '1')",
             id="string",
         ),
         pytest.param(
             {"tainttoleration.weight": 2.5},
-            "<test conf>: tiers[0].plugins[0].arguments.tainttoleration.weight: "
+            "<test conf>:5: tiers[0].plugins[0].arguments.tainttoleration.weight: "
             "Input should be a valid integer (got 2.5)",
             id="float",
         ),
         pytest.param(
             {"nodeaffinity.weight": True},
-            "<test conf>: tiers[0].plugins[0].arguments.nodeaffinity.weight: "
+            "<test conf>:5: tiers[0].plugins[0].arguments.nodeaffinity.weight: "
             "Input should be a valid integer (got True)",
             id="bool",
         ),
         pytest.param(
             {"leastrequested": 1},
-            "<test conf>: tiers[0].plugins[0].arguments.leastrequested: unknown key",
+            "<test conf>:5: tiers[0].plugins[0].arguments.leastrequested: unknown key",
             id="unknown-key",
         ),
         pytest.param(
             {"least_requested": 1},
-            "<test conf>: tiers[0].plugins[0].arguments.least_requested: unknown key",
+            "<test conf>:5: tiers[0].plugins[0].arguments.least_requested: unknown key",
             id="field-name-is-not-a-key",
         ),
     ],
@@ -352,7 +355,7 @@ def test_upstream_scenarios(
     ssn, _ = open_session([*base_objects(), *objects], arguments)
     task = tasks_by_key(ssn)[task_key]
     rows = ssn.node_table.all_rows
-    total = ssn.batch_node_order_fn(task, rows)
+    total = ssn.batch_node_order(task, rows)
     got = {ssn.node_table.names[row]: float(score) for row, score in zip(rows, total, strict=True)}
     assert got == expected
     if best is not None:
@@ -693,9 +696,12 @@ def test_image_locality(
     objects[3].status.images = Node.model_validate(
         {"metadata": {"name": "x"}, "status": {"images": IMAGES_B}}
     ).status.images
-    ssn, _ = open_session(objects, only(imagelocality=weight))
+    ssn, plugin = open_session(objects, only(imagelocality=weight))
     task = tasks_by_key(ssn)["ns/task"]
-    assert [ssn.node_order_fn(task, ssn.nodes[name]) for name in ("a", "b", "c")] == expected
+    assert [plugin.node_order_fn(task, ssn.nodes[name]) for name in ("a", "b", "c")] == expected
+    # The only non-zero weight: the session's node-order score is the image-locality score.
+    assert ssn.batch_node_order(task, rows_of(ssn, ["a", "b", "c"])).tolist() == expected
+    assert [ssn.node_order(task, ssn.nodes[name]) for name in ("a", "b", "c")] == expected
 
 
 def test_weight_zero_disables_each_scorer() -> None:
@@ -782,7 +788,7 @@ def test_batch_total_is_the_weighted_sum() -> None:
         "InterPodAffinity": [0, 0],
         "TaintToleration": [300, 0],
     }
-    assert ssn.batch_node_order_fn(task, rows).tolist() == [723.0, 210.0]
+    assert ssn.batch_node_order(task, rows).tolist() == [723.0, 210.0]
 
 
 # ---------------------------------------------------------------------------------------- references
@@ -1237,7 +1243,7 @@ def test_batch_scores_equal_node_by_node_reference(
     rows = np.asarray(candidate_rows, dtype=np.int64)
     nodes = ssn.node_table.nodes
     candidates = [nodes[row] for row in candidate_rows]
-    w = PriorityWeight.from_arguments(Arguments(arguments))
+    w = PriorityWeight.from_arguments(NodeOrderArguments.model_validate(arguments))
 
     expected: dict[str, list[int]] = {}
     if w.least_requested:
@@ -1263,9 +1269,15 @@ def test_batch_scores_equal_node_by_node_reference(
 
     assert scores(plugin, task, rows) == expected
     total = [float(sum(scores_of_row)) for scores_of_row in zip(*expected.values(), strict=True)]
-    assert ssn.batch_node_order_fn(task, rows).tolist() == (total if expected else [0.0] * len(rows))
+    if not expected:
+        total = [0.0] * len(rows)
     if w.image_locality:
         image = [float(ref_image_locality(pod, n, nodes) * w.image_locality) for n in candidates]
-        assert [ssn.node_order_fn(task, n) for n in candidates] == image
+        assert [plugin.node_order_fn(task, n) for n in candidates] == image
+        # The node score is the image-locality score plus the weighted batch scorers (Volcano sums
+        # its NodeOrderFn and BatchNodeOrderFn).
+        total = [t + i for t, i in zip(total, image, strict=True)]
     else:
-        assert not ssn.has_fns("node_order")
+        assert plugin.image_locality is None
+        assert [plugin.node_order_fn(task, n) for n in candidates] == [0.0] * len(candidates)
+    assert ssn.batch_node_order(task, rows).tolist() == total

@@ -1,6 +1,7 @@
-"""nodeorder ImageLocality: the vectorised ``batch`` path of ``ImageLocalityOrder`` answers, node by node,
-exactly what the scalar per-node path (``NodeOrderFn``) answers, and both give the scores computed by hand
-from ``plugins/imagelocality/image_locality.go``.
+"""nodeorder ImageLocality: the vectorised path (the image-locality part of the plugin's one registered
+batch node-order function, ``NodeOrderPlugin.batch_node_order_fn``) answers, node by node, exactly what the
+scalar per-node path (``NodeOrderPlugin.node_order_fn``, upstream's ``NodeOrderFn``) answers, and both give
+the scores computed by hand from ``plugins/imagelocality/image_locality.go``.
 
 Six nodes, images of various sizes and spreads; pods with no container, one, several (init containers
 included), untagged names (normalised to ``:latest``, also behind a registry with a port) and a name that
@@ -19,7 +20,6 @@ from fumarole.framework.session import Session
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.nodeorder import NodeOrderPlugin
 from fumarole.plugins.nodeorder.image_locality import ImageLocalityScorer
-from fumarole.plugins.nodeorder.plugin import ImageLocalityOrder
 
 MI = 2**20
 NGINX = {"names": ["nginx:1.0"], "sizeBytes": 500 * MI}
@@ -125,20 +125,26 @@ def test_batch_scores_equal_scalar_scores_node_by_node(
     containers: list[str], init_containers: list[str], weight: int, expected: list[int]
 ) -> None:
     ssn = open_session(containers, init_containers, weight)
-    (order,) = [fn for tier in ssn.enabled_fns("node_order") for fn in tier]
-    assert isinstance(order, ImageLocalityOrder)
+    plugin = ssn.plugins["nodeorder"]
+    assert isinstance(plugin, NodeOrderPlugin)
+    # One batch node-order function; every other weight is 0, so its scores are the image locality.
+    assert ssn.enabled_fns("batch_node_order") == [[plugin.batch_node_order_fn]]
     (task,) = [task for job in ssn.jobs.values() for task in job.tasks.values()]
     table = ssn.node_table
 
-    scalar = {name: order(task, ssn.nodes[name]) for name in NAMES}
+    scalar = {name: plugin.node_order_fn(task, ssn.nodes[name]) for name in NAMES}
     assert scalar == {name: float(score) for name, score in zip(NAMES, expected, strict=True)}
+    assert {name: ssn.node_order(task, ssn.nodes[name]) for name in NAMES} == scalar
 
     every_row = np.asarray([table.index[name] for name in NAMES], dtype=np.int64)
-    batch = order.batch(task, every_row)
+    batch = plugin.batch_node_order_fn(task, every_row)
     assert batch.tolist() == [scalar[name] for name in NAMES]
+    assert ssn.batch_node_order(task, every_row).tolist() == [scalar[name] for name in NAMES]
 
-    some_rows = np.asarray([table.index[name] for name in ("f", "d", "a", "c")], dtype=np.int64)
-    assert order.batch(task, some_rows).tolist() == [scalar[name] for name in ("f", "d", "a", "c")]
+    some = ("f", "d", "a", "c")
+    some_rows = np.asarray([table.index[name] for name in some], dtype=np.int64)
+    assert plugin.batch_node_order_fn(task, some_rows).tolist() == [scalar[name] for name in some]
+    assert ssn.batch_node_order(task, some_rows).tolist() == [scalar[name] for name in some]
 
 
 def test_a_task_without_pod_scores_zero_on_both_paths() -> None:

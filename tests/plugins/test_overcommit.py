@@ -359,7 +359,7 @@ def test_inqueue_resource(
 
 
 # -------------------- arguments
-WHERE = "test.conf: tiers[0].plugins[0].arguments.overcommit-factor"
+WHERE = "test.conf:5: tiers[0].plugins[0].arguments.overcommit-factor"
 
 
 @pytest.mark.parametrize(
@@ -380,12 +380,12 @@ WHERE = "test.conf: tiers[0].plugins[0].arguments.overcommit-factor"
         ),
         pytest.param(
             "{overcommit-ratio: 1.5}",
-            "test.conf: tiers[0].plugins[0].arguments.overcommit-ratio: unknown key",
+            "test.conf:5: tiers[0].plugins[0].arguments.overcommit-ratio: unknown key",
             id="unknown-key-rejected",
         ),
         pytest.param(
             "{overcommit_factor: 1.5}",
-            "test.conf: tiers[0].plugins[0].arguments.overcommit_factor: unknown key",
+            "test.conf:5: tiers[0].plugins[0].arguments.overcommit_factor: unknown key",
             id="python-spelling-rejected",
         ),
     ],
@@ -416,7 +416,8 @@ def test_enqueue_action_admits_until_overcommitted() -> None:
     ]
     option = PluginOption(name="overcommit", enabled_job_enqueued=True, arguments={"overcommit-factor": 1.0})
     h = Harness(objects, SchedulerConf(actions="enqueue", tiers=[Tier(plugins=[option])]))
-    h.run(1)
+    (decisions,) = h.run(1)
+    h.cache.apply(decisions)
     phases = {name: pg.status.phase for name, pg in h.cache.pod_groups.items()}
     assert phases == {
         "ns/pg0": "Inqueue",

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
+from fumarole.framework.decisions import PodGroupEvent
 from fumarole.framework.session import Session
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.util import format_resource_names
@@ -77,14 +78,14 @@ def test_a_refused_enqueue_records_an_unschedulable_event(
 ) -> None:
     ssn = open_session(plugin, min_resources)
     assert ssn.job_enqueueable(ssn.jobs["ns/pg"]) is False
-    assert ssn.pod_group_events == [("ns/pg", "Normal", "Unschedulable", message)]
+    assert ssn.decisions.events == [PodGroupEvent("ns/pg", "Normal", "Unschedulable", message)]
 
 
 @pytest.mark.parametrize("plugin", ["overcommit", "proportion", "capacity"])
 def test_an_admitted_job_records_no_event(plugin: str) -> None:
     ssn = open_session(plugin, {"cpu": "1"})
     assert ssn.job_enqueueable(ssn.jobs["ns/pg"]) is True
-    assert ssn.pod_group_events == []
+    assert ssn.decisions.events == []
 
 
 def test_the_event_is_the_pending_reason_of_the_jobs_pods() -> None:

@@ -148,7 +148,7 @@ def statuses(ssn: Session, key: str = "ns/p", *, pre_predicate: bool = True) -> 
     """Every status of every node for the task, after its PrePredicate (as the actions run it)."""
     task = task_of(ssn, key)
     if pre_predicate:
-        assert ssn.pre_predicate_fn(task) is None
+        assert ssn.pre_predicate(task) is None
     fit = batch(ssn, task)
     return {name: fit.statuses_for(row) for row, name in enumerate(ssn.node_table.names)}
 
@@ -705,7 +705,7 @@ def mixed_cluster() -> list[Any]:
 def test_batch_over_several_nodes_gives_exact_mask_and_statuses() -> None:
     ssn = open_session(mixed_cluster())
     task = task_of(ssn, "ns/p")
-    assert ssn.pre_predicate_fn(task) is None
+    assert ssn.pre_predicate(task) is None
     fit = batch(ssn, task)
     assert fit.passed.tolist() == [False, False, False, False, True]
     assert [fit.statuses_for(row) for row in range(5)] == [
@@ -727,7 +727,7 @@ def test_batch_over_several_nodes_gives_exact_mask_and_statuses() -> None:
 def test_predicate_nodes_and_fit_errors_histogram() -> None:
     ssn = open_session(mixed_cluster())
     task = task_of(ssn, "ns/p")
-    assert ssn.pre_predicate_fn(task) is None
+    assert ssn.pre_predicate(task) is None
     alive, errors = ssn.predicate_nodes(task, ssn.node_table.all_rows)
     assert alive.tolist() == [4]
     fit_errors = FitErrors()
@@ -745,12 +745,12 @@ def test_predicate_nodes_and_fit_errors_histogram() -> None:
 def test_scalar_predicate_fn_agrees_with_predicate_nodes() -> None:
     ssn = open_session(mixed_cluster())
     task = task_of(ssn, "ns/p")
-    assert ssn.pre_predicate_fn(task) is None
+    assert ssn.pre_predicate(task) is None
     rows = ssn.node_table.all_rows[::-1].copy()
     alive, errors = ssn.predicate_nodes(task, rows)
     assert sorted(alive.tolist()) == [4]
     for row, info in enumerate(ssn.node_table.nodes):
-        scalar = ssn.predicate_fn(task, info)
+        scalar = ssn.predicate(task, info)
         if row in errors:
             assert scalar is not None
             assert str(scalar) == str(errors[row])
@@ -818,7 +818,7 @@ def test_pre_predicate_state_is_kept_until_the_next_pre_predicate() -> None:
     PrePredicate, as the actions call it once per attempt."""
     ssn = open_session(anti_pair())
     second = task_of(ssn, "ns/b")
-    assert ssn.pre_predicate_fn(second) is None
+    assert ssn.pre_predicate(second) is None
     ssn.statement().allocate(task_of(ssn, "ns/a"), ssn.nodes["n1"])
     assert batch(ssn, second).passed.tolist() == [True, True, True]
     assert statuses(ssn, "ns/b") == {"n1": ANTI, "n2": ANTI, "n3": []}
@@ -933,7 +933,7 @@ PRE_PREDICATE_CASES = [
 @pytest.mark.parametrize(("pod", "arguments", "expected"), PRE_PREDICATE_CASES)
 def test_pre_predicate(pod: dict[str, Any], arguments: dict[str, Any], expected: str | None) -> None:
     ssn = open_session([node("n1", labels={"zone": "a"}), pending("p", **pod)], arguments)
-    error = ssn.pre_predicate_fn(task_of(ssn, "ns/p"))
+    error = ssn.pre_predicate(task_of(ssn, "ns/p"))
     assert (str(error) if error is not None else None) == expected
 
 
@@ -1142,16 +1142,16 @@ def test_simulate_remove_and_add_task_update_inter_pod_affinity() -> None:
     preemptor = task_of(ssn, "ns/p")
     victim = task_of(ssn, "ns/web")
     n1 = ssn.nodes["n1"]
-    assert ssn.pre_predicate_fn(preemptor) is None
+    assert ssn.pre_predicate(preemptor) is None
     stored = ssn.get_cycle_state(preemptor.uid)[STATE_KEY]
     state = {STATE_KEY: stored.clone()}
     message = f"failed to filter pod on node n1: {POD_ANTI_AFFINITY}"
-    assert str(ssn.simulate_predicate_fn(state, preemptor, n1)) == message
-    assert ssn.simulate_remove_task_fn(state, preemptor, victim, n1) is None
-    assert ssn.simulate_predicate_fn(state, preemptor, n1) is None
-    assert ssn.simulate_add_task_fn(state, preemptor, victim, n1) is None
-    assert str(ssn.simulate_predicate_fn(state, preemptor, n1)) == message
-    assert str(ssn.simulate_predicate_fn({STATE_KEY: stored}, preemptor, n1)) == message
+    assert str(ssn.simulate_predicate(state, preemptor, n1)) == message
+    assert ssn.simulate_remove_task(state, preemptor, victim, n1) is None
+    assert ssn.simulate_predicate(state, preemptor, n1) is None
+    assert ssn.simulate_add_task(state, preemptor, victim, n1) is None
+    assert str(ssn.simulate_predicate(state, preemptor, n1)) == message
+    assert str(ssn.simulate_predicate({STATE_KEY: stored}, preemptor, n1)) == message
 
 
 # ----------------------------------------------------------------------------------------- property test
@@ -1573,7 +1573,7 @@ def build_case(case: dict[str, Any]) -> Session:
 def test_batch_equals_per_node_reference(case: dict[str, Any]) -> None:
     ssn = build_case(case)
     task = task_of(ssn, "ns/p")
-    assert ssn.pre_predicate_fn(task) is None
+    assert ssn.pre_predicate(task) is None
     rows = ssn.node_table.all_rows
     fit = batch(ssn, task)
     got = {ssn.node_table.names[row]: fit.statuses_for(position) for position, row in enumerate(rows)}
@@ -1591,7 +1591,7 @@ def test_batch_equals_per_node_reference(case: dict[str, Any]) -> None:
     _, errors = ssn.predicate_nodes(task, rows)
     for row in rows.tolist():
         expected = got[ssn.node_table.names[row]]
-        scalar = ssn.predicate_fn(task, ssn.node_table.nodes[row])
+        scalar = ssn.predicate(task, ssn.node_table.nodes[row])
         if not expected:
             assert scalar is None and row not in errors
         else:

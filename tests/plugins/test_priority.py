@@ -21,6 +21,7 @@ from fumarole.framework.testing import (
     build_priority_class,
     build_queue,
 )
+from fumarole.framework.voting import UNDECIDED, Undecided
 from fumarole.plugins.priority import PriorityPlugin
 
 
@@ -89,10 +90,10 @@ def two_jobs(pg1_class: str, pg2_class: str) -> list[Any]:
     [
         pytest.param(10, 1, -1, id="higher-first"),
         pytest.param(1, 10, 1, id="lower-second"),
-        pytest.param(5, 5, 0, id="equal-no-opinion"),
+        pytest.param(5, 5, UNDECIDED, id="equal-no-opinion"),
     ],
 )
-def test_task_order(left: int, right: int, expected: int) -> None:
+def test_task_order(left: int, right: int, expected: int | Undecided) -> None:
     ssn = open_session(
         [
             NODE,
@@ -103,7 +104,7 @@ def test_task_order(left: int, right: int, expected: int) -> None:
         ],
         enabled_task_order=True,
     )
-    assert ssn.task_compare_fns(task(ssn, "left"), task(ssn, "right")) == expected
+    assert ssn.task_order.vote(task(ssn, "left"), task(ssn, "right")) == expected
 
 
 def test_task_order_flag_off_falls_back_to_default_order() -> None:
@@ -116,10 +117,10 @@ def test_task_order_flag_off_falls_back_to_default_order() -> None:
         build_pod("ns", "a-b-1", group="pg", priority=100),
     ]
     off = open_session(objects, enabled_task_order=False)
-    assert off.task_compare_fns(task(off, "a-b-1"), task(off, "a-b-0")) == 0
-    assert off.task_order_fn(task(off, "a-b-0"), task(off, "a-b-1")) is True
+    assert off.task_order.vote(task(off, "a-b-1"), task(off, "a-b-0")) is UNDECIDED
+    assert (off.task_order(task(off, "a-b-0"), task(off, "a-b-1")) < 0) is True
     on = open_session(objects, enabled_task_order=True)
-    assert on.task_order_fn(task(on, "a-b-1"), task(on, "a-b-0")) is True
+    assert (on.task_order(task(on, "a-b-1"), task(on, "a-b-0")) < 0) is True
 
 
 @pytest.mark.parametrize(
@@ -127,11 +128,11 @@ def test_task_order_flag_off_falls_back_to_default_order() -> None:
     [
         pytest.param("high-priority", "low-priority", -1, id="higher-job-first"),
         pytest.param("low-priority", "high-priority", 1, id="lower-job-second"),
-        pytest.param("low-priority", "low-priority", 0, id="equal-no-opinion"),
+        pytest.param("low-priority", "low-priority", UNDECIDED, id="equal-no-opinion"),
         pytest.param("", "low-priority", 1, id="no-class-is-priority-0"),
     ],
 )
-def test_job_order(left_class: str, right_class: str, expected: int) -> None:
+def test_job_order(left_class: str, right_class: str, expected: int | Undecided) -> None:
     ssn = open_session(
         [
             *PRIORITY_CLASSES,
@@ -142,7 +143,7 @@ def test_job_order(left_class: str, right_class: str, expected: int) -> None:
         ],
         enabled_job_order=True,
     )
-    assert ssn.job_order_compare_fn(ssn.jobs["ns/left"], ssn.jobs["ns/right"]) == expected
+    assert ssn.job_order.vote(ssn.jobs["ns/left"], ssn.jobs["ns/right"]) == expected
 
 
 def test_job_order_flag_off_not_consulted() -> None:
@@ -156,7 +157,7 @@ def test_job_order_flag_off_not_consulted() -> None:
         ],
         enabled_job_order=False,
     )
-    assert ssn.job_order_compare_fn(ssn.jobs["ns/left"], ssn.jobs["ns/right"]) == 0
+    assert ssn.job_order.vote(ssn.jobs["ns/left"], ssn.jobs["ns/right"]) is UNDECIDED
 
 
 @pytest.mark.parametrize(
@@ -172,7 +173,7 @@ def test_sub_job_order(left: int, right: int, expected: bool) -> None:
     first = SubJobInfo("job/p", "job/p-0", "job", match_values=["0"])
     second = SubJobInfo("job/p", "job/p-1", "job", match_values=["1"])
     first.priority, second.priority = left, right
-    assert ssn.sub_job_order_fn(first, second) is expected
+    assert (ssn.sub_job_order(first, second) < 0) is expected
 
 
 def test_sub_job_order_flag_off_not_consulted() -> None:
@@ -180,7 +181,7 @@ def test_sub_job_order_flag_off_not_consulted() -> None:
     first = SubJobInfo("job/p", "job/p-0", "job", match_values=["0"])
     second = SubJobInfo("job/p", "job/p-1", "job", match_values=["1"])
     first.priority, second.priority = 1, 9
-    assert ssn.sub_job_order_fn(first, second) is True
+    assert (ssn.sub_job_order(first, second) < 0) is True
 
 
 # -------------------- preemptable

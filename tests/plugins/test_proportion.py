@@ -21,7 +21,7 @@ from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.types import PERMIT, REJECT
 from fumarole.framework.cache.objects import KubeObject
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
-from fumarole.framework.interface import Arguments
+from fumarole.framework.interface import PluginArguments
 from fumarole.framework.session import Session
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.proportion import (
@@ -41,16 +41,23 @@ class NoopAction:
         return None
 
 
+class RejecterArguments(PluginArguments):
+    """The job to reject."""
+
+    job: str = ""
+
+
 class RejecterPlugin:
     """Rejects the job named in its arguments at job_enqueueable (uthelper.RejecterPlugin)."""
 
     name = "test-rejecter"
+    arguments_model = RejecterArguments
 
-    def __init__(self, arguments: Arguments) -> None:
-        self.reject = arguments.get_str("job", "")
+    def __init__(self, arguments: RejecterArguments) -> None:
+        self.reject = arguments.job
 
     def on_session_open(self, ssn: Session) -> None:
-        ssn.add_job_enqueueable_fn(self.name, lambda job: REJECT if job.name == self.reject else PERMIT)
+        ssn.job_enqueueable.register(lambda job: REJECT if job.name == self.reject else PERMIT)
 
     def on_session_close(self, ssn: Session) -> None:
         return None
@@ -539,16 +546,19 @@ SHARE_ORDER_OBJECTS = [
             SHARE_ORDER_OBJECTS,
             False,
             ["q1", "q2"],
-            {("q2", "q1"): 0, ("q1", "q2"): 0},
+            {("q2", "q1"): voting.UNDECIDED, ("q1", "q2"): voting.UNDECIDED},
             id="flag-off-creation-order",
         ),
     ],
 )
 def test_queue_order(
-    objects: list[KubeObject], flag: bool, order: list[str], compare: dict[tuple[str, str], int]
+    objects: list[KubeObject],
+    flag: bool,
+    order: list[str],
+    compare: dict[tuple[str, str], int | voting.Undecided],
 ) -> None:
     ssn = open_session(objects, option(enabled_queue_order=flag))
-    key = cmp_to_key(lambda a, b: -1 if ssn.queue_order_fn(a, b) else (1 if ssn.queue_order_fn(b, a) else 0))
+    key = cmp_to_key(ssn.queue_order)
     assert [q.name for q in sorted(ssn.queues.values(), key=key)] == order
     fns = ssn.enabled_fns("queue_order")
     for (left, right), expected in compare.items():
@@ -835,22 +845,22 @@ def test_pre_predicate_and_simulation_work_on_a_copy() -> None:
     pod1 = task(ssn, "pod1")
     node = ssn.nodes["n1"]
     q1 = ssn.queues["q1"]
-    assert ssn.pre_predicate_fn(pod3) is None
+    assert ssn.pre_predicate(pod3) is None
     state = ssn.get_cycle_state(pod3.uid)
     found = state[STATE_KEY]
     assert isinstance(found, ProportionState)
     assert found.queue_attrs["q1"] is not plugin.queue_opts["q1"]
     assert found.queue_attrs["q1"].allocated == Resource(1000, 2e9, {"pods": 1})
-    assert ssn.simulate_allocatable_fn(state, q1, pod3) is True
+    assert ssn.simulate_allocatable(state, q1, pod3) is True
 
-    assert ssn.simulate_remove_task_fn(state, pod3, pod1, node) is None
+    assert ssn.simulate_remove_task(state, pod3, pod1, node) is None
     assert found.queue_attrs["q1"].allocated == Resource(0, 0, {"pods": 0})
     assert found.queue_attrs["q1"].share == 0.0
-    assert ssn.simulate_add_task_fn(state, pod3, pod1, node) is None
-    assert ssn.simulate_add_task_fn(state, pod3, pod1, node) is None
+    assert ssn.simulate_add_task(state, pod3, pod1, node) is None
+    assert ssn.simulate_add_task(state, pod3, pod1, node) is None
     assert found.queue_attrs["q1"].allocated == Resource(2000, 4e9, {"pods": 2})
     assert found.queue_attrs["q1"].share == 2.0
-    assert ssn.simulate_allocatable_fn(state, q1, pod3) is False
+    assert ssn.simulate_allocatable(state, q1, pod3) is False
 
     # The session's own attributes are untouched.
     assert plugin.queue_opts["q1"].allocated == Resource(1000, 2e9, {"pods": 1})
@@ -863,12 +873,12 @@ def test_pre_predicate_and_simulation_work_on_a_copy() -> None:
 def test_simulation_without_state() -> None:
     ssn = open_session(EA_CASE0, option(enabled_allocatable=True))
     pod3 = task(ssn, "pod3")
-    error = ssn.simulate_add_task_fn({}, pod3, task(ssn, "pod1"), ssn.nodes["n1"])
+    error = ssn.simulate_add_task({}, pod3, task(ssn, "pod1"), ssn.nodes["n1"])
     assert (
         str(error)
         == 'failed to get capacity state: error reading "proportionState" from cycleState: not found'
     )
-    assert ssn.simulate_allocatable_fn({}, ssn.queues["q1"], pod3) is False
+    assert ssn.simulate_allocatable({}, ssn.queues["q1"], pod3) is False
 
 
 @pytest.mark.parametrize(
@@ -887,9 +897,9 @@ def test_simulation_without_state() -> None:
 def test_simulation_flags(flags: dict[str, bool], writes_state: bool, simulates: bool) -> None:
     ssn = open_session(EA_CASE0, option(**flags))
     pod3 = task(ssn, "pod3")
-    ssn.pre_predicate_fn(pod3)
+    ssn.pre_predicate(pod3)
     assert (STATE_KEY in ssn.get_cycle_state(pod3.uid)) is writes_state
-    error = ssn.simulate_add_task_fn({}, pod3, task(ssn, "pod1"), ssn.nodes["n1"])
+    error = ssn.simulate_add_task({}, pod3, task(ssn, "pod1"), ssn.nodes["n1"])
     assert (error is not None) is simulates
 
 

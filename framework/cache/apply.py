@@ -1,0 +1,83 @@
+"""A cycle's decision log, applied to the cluster's objects as the API server applies it.
+
+* a bind sets ``spec.nodeName`` (the pod is Bound: Pending with a node) with the annotations plugins
+  wrote at allocation, and clears ``status.nominatedNodeName``;
+* an eviction sets ``metadata.deletionTimestamp`` (the pod is Releasing until it is deleted);
+* a nomination sets ``status.nominatedNodeName`` of a pod that has no node yet;
+* a PodGroup status (phase, conditions, counts) is written when it changed, ignoring transition IDs
+  and times (``isPodGroupStatusUpdated``).
+
+Decisions about objects that are gone are skipped. What happens next (the kubelet starting the pod,
+the pod going away after its grace period) is the world's business: the in-memory cluster of
+``schedule`` does it at once (``in_memory``), the simulator over simulated time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..decisions import CycleDecisions, PodGroupPhase
+    from .cluster_cache import ClusterCache
+    from .objects import PodGroup
+
+
+def _condition_key(condition: Any) -> tuple[str, str, str, str]:
+    return (condition.type, condition.status, condition.reason, condition.message)
+
+
+def _status_changed(pg: PodGroup, state: PodGroupPhase) -> bool:
+    status = pg.status
+    if (status.phase, status.running, status.succeeded, status.failed) != (
+        state.phase,
+        state.running,
+        state.succeeded,
+        state.failed,
+    ):
+        return True
+    return [_condition_key(c) for c in status.conditions] != [_condition_key(c) for c in state.conditions]
+
+
+def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float = 0.0) -> None:
+    for bind in decisions.binds:
+        pod = cache.pods.get(bind.pod)
+        if pod is None:
+            continue
+        metadata = pod.metadata
+        if bind.annotations:
+            metadata = metadata.model_copy(
+                update={"annotations": {**metadata.annotations, **bind.annotations}}
+            )
+        spec = pod.spec.model_copy(update={"node_name": bind.node})
+        status = pod.status.model_copy(update={"nominated_node_name": ""})
+        cache.put(pod.model_copy(update={"metadata": metadata, "spec": spec, "status": status}))
+    for eviction in decisions.evictions:
+        pod = cache.pods.get(eviction.pod)
+        if pod is None or pod.metadata.deletion_timestamp is not None:
+            continue
+        cache.put(
+            pod.model_copy(update={"metadata": pod.metadata.model_copy(update={"deletion_timestamp": now})})
+        )
+    for nomination in decisions.nominations:
+        pod = cache.pods.get(nomination.pod)
+        if pod is None or pod.spec.node_name:
+            continue
+        cache.put(
+            pod.model_copy(
+                update={"status": pod.status.model_copy(update={"nominated_node_name": nomination.node})}
+            )
+        )
+    for state in decisions.podgroups:
+        pg = cache.pod_groups.get(state.podgroup)
+        if pg is None or not _status_changed(pg, state):
+            continue
+        pg_status = pg.status.model_copy(
+            update={
+                "phase": state.phase,
+                "conditions": list(state.conditions),
+                "running": state.running,
+                "succeeded": state.succeeded,
+                "failed": state.failed,
+            }
+        )
+        cache.pod_groups[state.podgroup] = pg.model_copy(update={"status": pg_status})

@@ -1,0 +1,35 @@
+"""What a session starts from (``api.ClusterInfo``), and what a session needs of a cache.
+
+The cache builds a ``ClusterSnapshot`` of deep copies that the session then owns: jobs with their
+tasks, nodes (Ready or not; the session keeps the Ready ones), queues, the hypernode topology, the
+PriorityClass values and the ConfigMaps plugins read (e.g. Ascend device info).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..api.hypernode_info import HyperNodeTopology
+    from ..api.job_info import JobInfo
+    from ..api.node_info import NodeInfo
+    from ..api.queue_info import QueueInfo
+    from .objects import ConfigMap
+
+
+@dataclass
+class ClusterSnapshot:
+    jobs: dict[str, JobInfo]
+    nodes: list[NodeInfo]
+    queues: dict[str, QueueInfo]
+    topology: HyperNodeTopology
+    hyper_nodes_ready: bool = True
+    priority_classes: dict[str, int] = field(default_factory=dict)
+    config_maps: dict[str, ConfigMap] = field(default_factory=dict)
+
+
+class SnapshotSource(Protocol):
+    """What a session needs from a cache: a snapshot. Decisions go to the session's decision log."""
+
+    def snapshot(self) -> ClusterSnapshot: ...

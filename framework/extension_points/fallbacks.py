@@ -1,0 +1,69 @@
+"""What the ordering points answer when no plugin has a preference (``session_plugins.go``).
+
+Each fallback takes the session first, then the point's arguments, and returns a comparison that is
+never 0 for two different objects: < 0 when the left one goes first.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..api.queue_info import QueueInfo
+    from ..api.sub_job_info import SubJobInfo
+    from ..api.task_info import TaskInfo
+
+
+def _first(left_first: bool) -> int:
+    return -1 if left_first else 1
+
+
+def by_creation_then_uid(_ssn: Any, left: Any, right: Any) -> int:
+    """The earlier creation time, then the smaller UID (``JobOrderFn``, ``QueueOrderFn``)."""
+    if left.creation == right.creation:
+        return _first(left.uid < right.uid)
+    return _first(left.creation < right.creation)
+
+
+def by_name(_ssn: Any, left: Any, right: Any) -> int:
+    """The smaller name (``ClusterOrderFn``)."""
+    return _first(left.name < right.name)
+
+
+def by_match_index_then_uid(_ssn: Any, left: SubJobInfo, right: SubJobInfo) -> int:
+    """The smaller match index, then the smaller UID (``SubJobOrderFn``)."""
+    if left.match_index != right.match_index:
+        return _first(left.match_index < right.match_index)
+    return _first(left.uid < right.uid)
+
+
+def reverse_queue_order(ssn: Any, left: QueueInfo, right: QueueInfo, _preemptor: QueueInfo) -> int:
+    """The queue served last gives up victims first: ``!QueueOrderFn(l, r)`` (``VictimQueueOrderFn``)."""
+    return _first(not ssn.queue_order(left, right) < 0)
+
+
+def pod_index(name: str) -> int | None:
+    """The index at the end of a pod name with at least three ``-`` parts (``GetPodIndexUnderTask``)."""
+    parts = name.split("-")
+    if len(parts) < 3:
+        return None
+    try:
+        return int(parts[-1])
+    except ValueError:
+        return None
+
+
+def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
+    """``helpers.CompareTask``: True when ``left`` goes first: pod-name index, creation, UID."""
+    left_index = pod_index(left.name)
+    right_index = pod_index(right.name)
+    if left_index is None or right_index is None or left_index == right_index:
+        if left.creation == right.creation:
+            return left.uid < right.uid
+        return left.creation < right.creation
+    return left_index < right_index
+
+
+def by_pod_index_then_creation(_ssn: Any, left: TaskInfo, right: TaskInfo) -> int:
+    """``TaskOrderFn``'s fallback, ``helpers.CompareTask``."""
+    return _first(compare_task(left, right))

@@ -1,0 +1,104 @@
+"""The enable flags of a plugin's conf entry (``conf.PluginOption``), declared once.
+
+Each flag has Volcano's YAML key (with its inconsistent ``enable``/``enabled`` prefixes), the Go field
+it fills and whether ``ApplyPluginConfDefaults`` turns it on when a conf file leaves it out. The
+conf model, its defaulting, ``fumarole conf show`` and docs/extension-points.md are derived from
+this list; each extension point names the flag(s) that gate it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One enable flag of ``PluginOption``."""
+
+    key: str
+    """The YAML key, exactly as Volcano spells it (``enableJobOrder``, ``enabledVictim``)."""
+    go: str
+    """The Go field of ``PluginOption`` (``EnabledJobOrder``)."""
+    defaulted: bool = True
+    """Whether an unset flag becomes true when a conf file is loaded (``ApplyPluginConfDefaults``)."""
+
+    @property
+    def field(self) -> str:
+        """The Python spelling, accepted as an alias of the YAML key (``enabled_job_order``)."""
+        return re.sub(r"(?<!^)(?=[A-Z])", "_", self.go).lower()
+
+    def __str__(self) -> str:
+        return self.key
+
+
+JOB_ORDER = Flag("enableJobOrder", "EnabledJobOrder")
+HIERARCHY = Flag("enableHierarchy", "EnabledHierarchy", defaulted=False)
+JOB_READY = Flag("enableJobReady", "EnabledJobReady")
+JOB_PIPELINED = Flag("enableJobPipelined", "EnabledJobPipelined")
+TASK_ORDER = Flag("enableTaskOrder", "EnabledTaskOrder")
+PREEMPTABLE = Flag("enablePreemptable", "EnabledPreemptable")
+RECLAIMABLE = Flag("enableReclaimable", "EnabledReclaimable")
+PREEMPTIVE = Flag("enablePreemptive", "EnablePreemptive")
+QUEUE_ORDER = Flag("enableQueueOrder", "EnabledQueueOrder")
+CLUSTER_ORDER = Flag("enabledClusterOrder", "EnabledClusterOrder", defaulted=False)
+PREDICATE = Flag("enablePredicate", "EnabledPredicate")
+BEST_NODE = Flag("enableBestNode", "EnabledBestNode")
+NODE_ORDER = Flag("enableNodeOrder", "EnabledNodeOrder")
+TARGET_JOB = Flag("enableTargetJob", "EnabledTargetJob")
+RESERVED_NODES = Flag("enableReservedNodes", "EnabledReservedNodes")
+JOB_ENQUEUED = Flag("enableJobEnqueued", "EnabledJobEnqueued")
+VICTIM = Flag("enabledVictim", "EnabledVictim")
+JOB_STARVING = Flag("enableJobStarving", "EnabledJobStarving")
+OVERUSED = Flag("enabledOverused", "EnabledOverused")
+ALLOCATABLE = Flag("enabledAllocatable", "EnabledAllocatable")
+HYPER_NODE_ORDER = Flag("enabledHyperNodeOrder", "EnabledHyperNodeOrder")
+SUB_JOB_READY = Flag("enabledSubJobReady", "EnabledSubJobReady")
+SUB_JOB_PIPELINED = Flag("enabledSubJobPipelined", "EnabledSubJobPipelined")
+SUB_JOB_ORDER = Flag("enabledSubJobOrder", "EnabledSubJobOrder")
+HYPER_NODE_GRADIENT = Flag("enabledHyperNodeGradient", "EnabledHyperNodeGradient")
+
+FLAGS: tuple[Flag, ...] = (
+    JOB_ORDER,
+    HIERARCHY,
+    JOB_READY,
+    JOB_PIPELINED,
+    TASK_ORDER,
+    PREEMPTABLE,
+    RECLAIMABLE,
+    PREEMPTIVE,
+    QUEUE_ORDER,
+    CLUSTER_ORDER,
+    PREDICATE,
+    BEST_NODE,
+    NODE_ORDER,
+    TARGET_JOB,
+    RESERVED_NODES,
+    JOB_ENQUEUED,
+    VICTIM,
+    JOB_STARVING,
+    OVERUSED,
+    ALLOCATABLE,
+    HYPER_NODE_ORDER,
+    SUB_JOB_READY,
+    SUB_JOB_PIPELINED,
+    SUB_JOB_ORDER,
+    HYPER_NODE_GRADIENT,
+)
+"""Every flag, in the order of Volcano's ``PluginOption``."""
+
+BY_KEY: dict[str, Flag] = {flag.key: flag for flag in FLAGS}
+"""YAML key -> flag."""
+
+BY_NAME: dict[str, Flag] = {**BY_KEY, **{flag.field: flag for flag in FLAGS}}
+"""YAML key or Python spelling -> flag."""
+
+
+def did_you_mean(key: str) -> str:
+    """A hint for a misspelt flag: the other prefix (``enabledJobOrder`` -> ``enableJobOrder``)."""
+    for wrong, right in (("enabled", "enable"), ("enable", "enabled")):
+        if key.startswith(wrong):
+            guess = right + key[len(wrong) :]
+            if guess in BY_KEY:
+                return f"; did you mean {guess}?"
+    return ""
