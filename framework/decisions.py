@@ -128,6 +128,8 @@ class CycleDecisions:
     events: list[PodGroupEvent] = field(default_factory=list)
     nominations: list[Placement] = field(default_factory=list)
     """Pipelined tasks for which victims were evicted: their pods' ``status.nominatedNodeName``."""
+    allocated_hyper_nodes: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+    """For jobs whose allocated hypernode changed: job UID -> (job's, {sub-job UID: sub-job's})."""
     topology: list[TopologyAttempt] = field(default_factory=list)
     """For pending jobs with a hard network topology: every hypernode tried, and why it failed
     (printed by ``--format table``; the JSON carries the same text in the pending reasons)."""

@@ -36,20 +36,19 @@ from loguru import logger
 from .api.fit_errors import Code, FitError, FitErrors
 from .api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo, HyperNodeInfoMap
 from .api.job_info import JobInfo
-from .api.network_topology import HARD, SOFT, NetworkTopologySpec
 from .api.node_info import NodeInfo
 from .api.queue_info import QueueInfo
 from .api.resource import ZERO, Resource
 from .api.task_info import TaskInfo
-from .api.task_status import TaskStatus, allocated_status
+from .api.task_status import TaskStatus
 from .conf import Configuration, SchedulerConf, Tier
 from .decisions import CycleDecisions, Eviction, PodGroupEvent, bind_of, close_log
 from .extension_points import ExtensionPointSpecs
-from .extension_points.variants import PredicateResult
 from .interface import Event, EventHandler, Plugin
 from .job_updater import update_all_jobs
 from .node_table import NodeTable
 from .registry import LoadedPlugin, Registry
+from .session_hyper_nodes import open_hyper_nodes, record_allocated_hyper_nodes
 from .settings import Settings
 from .statement import Statement, StatementError
 from .util.priority_queue import PriorityQueue
@@ -61,9 +60,6 @@ if TYPE_CHECKING:
     from .extension_points import BoundPoint
 
 T = TypeVar("T")
-
-ALLOCATED_HYPER_NODES_KEY = "session.allocated_hyper_nodes"
-"""Persistent key: job UID -> (allocated hypernode, {sub-job UID: allocated hypernode})."""
 
 
 class Session(ExtensionPointSpecs):
@@ -158,8 +154,7 @@ class Session(ExtensionPointSpecs):
         for plugin in self.plugins.values():
             plugin.on_session_close(self)
         update_all_jobs(self)
-        self._save_allocated_hyper_nodes()
-        self._update_queue_status()
+        record_allocated_hyper_nodes(self)
         close_log(self.decisions, self.jobs)
         if self.hooks is not None:
             self.hooks.fumarole_session_closed(session=self)
@@ -170,32 +165,12 @@ class Session(ExtensionPointSpecs):
         self.jobs = snapshot.jobs
         for job in self.jobs.values():
             self.pod_group_old_phase[job.uid] = job.phase
-        self._restore_allocated_hyper_nodes()
         self.node_list = [node for node in snapshot.nodes if node.ready]
         self.nodes = {node.name: node for node in self.node_list}
         self.queues = snapshot.queues
         self.priority_classes = dict(snapshot.priority_classes)
         self.config_maps = snapshot.config_maps
-        topology = snapshot.topology
-        self.hyper_nodes = topology.infos
-        self.hyper_nodes_set_by_tier = topology.by_tier
-        self.hyper_node_tier_name_map = topology.tier_names()
-        self.real_nodes_set = {
-            name: {node for node in members if node in self.nodes}
-            for name, members in topology.real_nodes.items()
-        }
-        self.real_nodes_list = {
-            name: [node for node in self.node_list if node.name in members]
-            for name, members in self.real_nodes_set.items()
-        }
-        self.hyper_nodes_ready_to_schedule = snapshot.hyper_nodes_ready
-        self._add_cluster_top_hyper_node()
-        self.hyper_nodes_tiers = sorted(self.hyper_nodes_set_by_tier)
-        self._adjust_network_topology_specs()
-        if self.hyper_nodes_ready_to_schedule:
-            for job in self.jobs.values():
-                self._remove_invalid_allocated_hyper_node(job)
-                self._recover_allocated_hyper_node(job)
+        open_hyper_nodes(self, snapshot)
         for node in self.node_list:
             self.total_resource.add(node.allocatable)
         extra: set[str] = set()
@@ -260,176 +235,33 @@ class Session(ExtensionPointSpecs):
         """Tell every deallocate handler."""
         self.deallocate_event(Event(task))
 
-    # ------------------------------------------------------------------ hypernodes
-    def _add_cluster_top_hyper_node(self) -> None:
-        top_tier = max(self.hyper_nodes_set_by_tier, default=0) + 1
-        top = HyperNodeInfo(CLUSTER_TOP_HYPERNODE, top_tier)
-        for info in self.hyper_nodes.values():
-            if not info.parent:
-                info.parent = CLUSTER_TOP_HYPERNODE
-                top.children.add(info.name)
-        self.hyper_nodes[CLUSTER_TOP_HYPERNODE] = top
-        self.hyper_nodes_set_by_tier[top_tier] = {CLUSTER_TOP_HYPERNODE}
-        self.real_nodes_list[CLUSTER_TOP_HYPERNODE] = list(self.node_list)
-        self.real_nodes_set[CLUSTER_TOP_HYPERNODE] = {node.name for node in self.node_list}
-
     @property
     def cluster_top_hyper_node(self) -> HyperNodeInfo:
         return self.hyper_nodes[CLUSTER_TOP_HYPERNODE]
 
-    def _translate_tier_name(self, spec: NetworkTopologySpec | None, owner: str) -> None:
-        if spec is None or spec.highest_tier_allowed is not None or not spec.highest_tier_name:
-            return
-        tier = self.hyper_node_tier_name_map.get(spec.highest_tier_name)
-        if tier is None:
-            logger.warning("{}: unknown hypernode tier name {!r}", owner, spec.highest_tier_name)
-            return
-        spec.highest_tier_allowed = tier
-        spec.highest_tier_name = ""
-
-    def _adjust_network_topology_specs(self) -> None:
-        """``adjustNetworkTopologySpec``: tier names to numbers; soft becomes hard at the top tier."""
-        max_tier = self.cluster_top_hyper_node.tier
-        for job in self.jobs.values():
-            if not job.contains_network_topology():
-                continue
-            self._translate_tier_name(job.network_topology, job.uid)
-            for sub in job.sub_jobs.values():
-                self._translate_tier_name(sub.network_topology, sub.uid)
-        for job in self.jobs.values():
-            if not job.contains_network_topology() or job.pod_group is None:
-                continue
-            spec = job.network_topology
-            if spec is not None and spec.mode == SOFT:
-                spec.mode = HARD
-                spec.highest_tier_allowed = max_tier
-                spec.highest_tier_name = ""
-            sub_max = max_tier
-            if spec is not None and spec.highest_tier_allowed is not None:
-                sub_max = spec.highest_tier_allowed
-            for sub in job.sub_jobs.values():
-                sub.convert_to_hard_topology(sub_max)
-
-    def _restore_allocated_hyper_nodes(self) -> None:
-        """The allocated hypernodes the cache keeps for jobs across sessions (``updateJobInfo``)."""
-        saved: dict[str, tuple[str, dict[str, str]]] = self._persistent.get(ALLOCATED_HYPER_NODES_KEY, {})
-        for uid, (allocated, sub_jobs) in saved.items():
-            job = self.jobs.get(uid)
-            if job is None:
-                continue
-            job.allocated_hyper_node = allocated
-            for sub_uid, sub_allocated in sub_jobs.items():
-                sub = job.sub_jobs.get(sub_uid)
-                if sub is not None:
-                    sub.allocated_hyper_node = sub_allocated
-
-    def _save_allocated_hyper_nodes(self) -> None:
-        """Write back the allocated hypernodes of dirty jobs, as ``UpdateJobStatus`` does for the cache."""
-        saved: dict[str, tuple[str, dict[str, str]]] = self.persistent(ALLOCATED_HYPER_NODES_KEY, dict)
-        for uid in list(saved):
-            if uid not in self.jobs:
-                del saved[uid]
-        for uid in self.dirty_jobs:
-            job = self.jobs.get(uid)
-            if job is None:
-                continue
-            sub_jobs = {
-                sub.uid: sub.allocated_hyper_node for sub in job.sub_jobs.values() if sub.allocated_hyper_node
-            }
-            if job.allocated_hyper_node or sub_jobs:
-                saved[uid] = (job.allocated_hyper_node, sub_jobs)
-            else:
-                saved.pop(uid, None)
-
-    def _remove_invalid_allocated_hyper_node(self, job: JobInfo) -> None:
-        if job.allocated_hyper_node and (
-            job.allocated_hyper_node not in self.hyper_nodes or job.allocated_task_num() == 0
-        ):
-            job.allocated_hyper_node = ""
-            self.dirty_jobs.add(job.uid)
-        for sub in job.sub_jobs.values():
-            if sub.allocated_hyper_node and (
-                sub.allocated_hyper_node not in self.hyper_nodes or sub.allocated_task_num() == 0
-            ):
-                sub.allocated_hyper_node = ""
-                self.dirty_jobs.add(job.uid)
-
-    def _recover_allocated_hyper_node(self, job: JobInfo) -> None:
-        """``recoverAllocatedHyperNode``: the lowest-tier hypernode holding each sub-job's allocated
-        tasks; the job's is the LCA of its sub-jobs'."""
-        if not job.contains_network_topology():
-            return
-        updated = False
-        for sub in job.sub_jobs.values():
-            if not sub.with_network_topology() or sub.allocated_hyper_node:
-                continue
-            candidates: set[str] | None = None
-            for status, tasks in sub.task_status_index.items():
-                if not allocated_status(status):
-                    continue
-                for task in tasks.values():
-                    if not task.node_name:
-                        continue
-                    search = set(self.hyper_nodes) if candidates is None else candidates
-                    candidates = {hn for hn in search if task.node_name in self.real_nodes_set.get(hn, ())}
-                    if not candidates:
-                        break
-                if candidates is not None and not candidates:
-                    break
-            lowest = ""
-            if candidates:
-                lowest = min(candidates, key=lambda name: (self.hyper_nodes[name].tier, name))
-            if sub.allocated_hyper_node != lowest:
-                sub.allocated_hyper_node = lowest
-                updated = True
-                self.dirty_jobs.add(job.uid)
-        if not job.allocated_hyper_node or updated:
-            lca = ""
-            for sub in job.sub_jobs.values():
-                if not sub.allocated_hyper_node:
-                    continue
-                lca = self.hyper_nodes.get_lca(lca, sub.allocated_hyper_node)
-                if not lca:
-                    break
-            if job.allocated_hyper_node != lca:
-                job.allocated_hyper_node = lca
-                self.dirty_jobs.add(job.uid)
-
-    # ------------------------------------------------------------------ predicates over many nodes
-    def predicate_nodes(
-        self, task: TaskInfo, rows: np.ndarray, *, stop_after: int | None = None
-    ) -> PredicateResult:
-        """The predicates, in tier order, on the given rows of the node table: the rows that pass
-        (in the given order) and a FitError per failed row (``batch_predicate``)."""
-        result: PredicateResult = self.batch_predicate(task, rows)
-        return result
+    # ------------------------------------------------------------------ predicates
+    def _fit_error(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
+        error = self.predicate(task, node)
+        if error is None or isinstance(error, FitError):
+            return error
+        return FitError.of(task, node, Code.ERROR, str(error))
 
     def predicate_for_allocate_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
         """Fails on Unschedulable, UnschedulableAndUnresolvable, Error, Skip or Wait."""
-        error = self.predicate(task, node)
-        if error is None:
-            return None
-        if not isinstance(error, FitError):
-            return FitError.of(task, node, Code.ERROR, str(error))
-        if (
-            error.contains_unschedulable()
-            or error.contains_unresolvable()
-            or error.contains_error_skip_or_wait()
-        ):
+        error = self._fit_error(task, node)
+        if error is not None and (error.contains_unschedulable() or self._resolves_nothing(error)):
             return error
         return None
 
     def predicate_for_preempt_action(self, task: TaskInfo, node: NodeInfo) -> FitError | None:
         """Fails only on UnschedulableAndUnresolvable, Error, Skip or Wait (plain Unschedulable may be
         resolved by evicting)."""
-        error = self.predicate(task, node)
-        if error is None:
-            return None
-        if not isinstance(error, FitError):
-            return FitError.of(task, node, Code.ERROR, str(error))
-        if error.contains_unresolvable() or error.contains_error_skip_or_wait():
-            return error
-        return None
+        error = self._fit_error(task, node)
+        return error if error is not None and self._resolves_nothing(error) else None
+
+    @staticmethod
+    def _resolves_nothing(error: FitError) -> bool:
+        return error.contains_unresolvable() or error.contains_error_skip_or_wait()
 
     def filter_out_unschedulable_and_unresolvable_nodes_for_task(self, task: TaskInfo) -> list[NodeInfo]:
         """Drop nodes the allocate action found unresolvable for this task."""
@@ -596,16 +428,3 @@ class Session(ExtensionPointSpecs):
 
     def record_fit_errors(self, job: JobInfo, task: TaskInfo, errors: FitErrors) -> None:
         job.nodes_fit_errors[task.uid] = errors
-
-    def _update_queue_status(self) -> None:
-        allocated: dict[str, Resource] = {name: Resource() for name in self.queues}
-        for job in self.jobs.values():
-            bucket = allocated.get(job.queue)
-            if bucket is None:
-                continue
-            for status, tasks in job.task_status_index.items():
-                if allocated_status(status):
-                    for task in tasks.values():
-                        bucket.add(task.resreq)
-        for name, queue in self.queues.items():
-            queue.allocated = allocated[name]

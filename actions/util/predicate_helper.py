@@ -148,7 +148,7 @@ class PredicateHelper:
             candidates, short_rows, short_names = self._shortfalls(task, candidates)
             fresh.add_shortfalls(short_rows, short_names)
         if len(candidates):
-            passed, plugin_errors = ssn.predicate_nodes(task, candidates)
+            passed, plugin_errors = ssn.batch_predicate(task, candidates)
             if plugin_errors:
                 survivors = set(passed.tolist())
                 for row, error in plugin_errors.items():

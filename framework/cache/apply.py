@@ -5,7 +5,9 @@
 * an eviction sets ``metadata.deletionTimestamp`` (the pod is Releasing until it is deleted);
 * a nomination sets ``status.nominatedNodeName`` of a pod that has no node yet;
 * a PodGroup status (phase, conditions, counts) is written when it changed, ignoring transition IDs
-  and times (``isPodGroupStatusUpdated``).
+  and times (``isPodGroupStatusUpdated``);
+* a job's allocated hypernodes (network topology) are kept for the next snapshots, as Volcano's cache
+  keeps them in its JobInfo.
 
 Decisions about objects that are gone are skipped. What happens next (the kubelet starting the pod,
 the pod going away after its grace period) is the world's business: the in-memory cluster of
@@ -67,6 +69,11 @@ def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float =
                 update={"status": pod.status.model_copy(update={"nominated_node_name": nomination.node})}
             )
         )
+    for uid, allocated in decisions.allocated_hyper_nodes.items():
+        if allocated[0] or allocated[1]:
+            cache.allocated_hyper_nodes[uid] = allocated
+        else:
+            cache.allocated_hyper_nodes.pop(uid, None)
     for state in decisions.podgroups:
         pg = cache.pod_groups.get(state.podgroup)
         if pg is None or not _status_changed(pg, state):

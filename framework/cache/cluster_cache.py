@@ -61,6 +61,8 @@ class ClusterCache:
         self.priority_classes: dict[str, PriorityClass] = {}
         self.hyper_nodes: dict[str, HyperNode] = {}
         self.config_maps: dict[str, ConfigMap] = {}
+        self.allocated_hyper_nodes: dict[str, tuple[str, dict[str, str]]] = {}
+        """Job UID -> (allocated hypernode, {sub-job UID: allocated hypernode}), from decision logs."""
         self.ignored: Counter[str] = Counter()
         self.warnings: list[str] = []
         self._warned: set[str] = set()
@@ -117,6 +119,10 @@ class ClusterCache:
                     f"node:{node.key}",
                     f"Node {node.key} has no 'pods' in status.allocatable: as in Volcano, no pod fits on it",
                 )
+
+    def objects(self) -> list[KubeObject]:
+        """Every object of the cluster (what a restarted scheduler would list from the API server)."""
+        return [obj for store in self._stores().values() for obj in store.values()]
 
     def apply_objects(self, objects: Iterable[KubeObject], *, source: str = "<api>") -> None:
         """Create or replace objects given in code (the simulator and tests use this)."""
@@ -205,6 +211,11 @@ class ClusterCache:
             pc_name = job.pod_group.spec.priority_class_name
             if pc_name in self.priority_classes:
                 job.priority = self.priority_classes[pc_name].value
+            allocated, sub_jobs = self.allocated_hyper_nodes.get(uid, ("", {}))
+            job.allocated_hyper_node = allocated
+            for sub_uid, sub_allocated in sub_jobs.items():
+                if sub_uid in job.sub_jobs:
+                    job.sub_jobs[sub_uid].allocated_hyper_node = sub_allocated
             kept[uid] = job
         topology = self._topology if self._topology is not None else build_topology((), [])
         return ClusterSnapshot(

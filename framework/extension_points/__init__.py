@@ -12,10 +12,12 @@ are derived.
 from typing import Any
 
 from .flags import FLAGS, Flag
-from .point import BatchVariant, BoundBatch, BoundPoint, ExtensionPoint, RegistrationError, declared_points
+from .point import BatchVariant, BoundBatch, BoundPoint, ExtensionPoint, RegistrationError
 from .specs import ExtensionPointSpecs
 
-POINTS: tuple[ExtensionPoint[..., Any, Any], ...] = tuple(declared_points(ExtensionPointSpecs))
+POINTS: tuple[ExtensionPoint[..., Any, Any], ...] = tuple(
+    value for value in vars(ExtensionPointSpecs).values() if isinstance(value, ExtensionPoint)
+)
 """Every extension point, in declaration order."""
 
 __all__ = [

@@ -1,7 +1,8 @@
 """What the ordering points answer when no plugin has a preference (``session_plugins.go``).
 
-Each fallback takes the session first, then the point's arguments, and returns a comparison that is
-never 0 for two different objects: < 0 when the left one goes first.
+Each fallback takes the session, then the point's arguments, and returns a comparison that is never 0
+for two different objects: < 0 when the left one goes first. Its docstring is the fallback's entry in
+docs/extension-points.md.
 """
 
 from __future__ import annotations
@@ -42,6 +43,31 @@ def reverse_queue_order(ssn: Any, left: QueueInfo, right: QueueInfo, _preemptor:
     return _first(not ssn.queue_order(left, right) < 0)
 
 
+def permit(_ssn: Any, *_args: Any) -> bool:
+    """True."""
+    return True
+
+
+def deny(_ssn: Any, *_args: Any) -> bool:
+    """False."""
+    return False
+
+
+def no_score(_ssn: Any, *_args: Any) -> float:
+    """0."""
+    return 0.0
+
+
+def no_victims(_ssn: Any, *_args: Any) -> list[TaskInfo]:
+    """No victims."""
+    return []
+
+
+def undecided_victims(_ssn: Any, *_args: Any) -> list[TaskInfo] | None:
+    """None: no tier decided which victims are allowed."""
+    return None
+
+
 def pod_index(name: str) -> int | None:
     """The index at the end of a pod name with at least three ``-`` parts (``GetPodIndexUnderTask``)."""
     parts = name.split("-")
@@ -64,6 +90,6 @@ def compare_task(left: TaskInfo, right: TaskInfo) -> bool:
     return left_index < right_index
 
 
-def by_pod_index_then_creation(_ssn: Any, left: TaskInfo, right: TaskInfo) -> int:
-    """``TaskOrderFn``'s fallback, ``helpers.CompareTask``."""
+def by_task_index(_ssn: Any, left: TaskInfo, right: TaskInfo) -> int:
+    """The pod-name index, then creation time, then UID (``helpers.CompareTask``)."""
     return _first(compare_task(left, right))

@@ -58,33 +58,7 @@ SUB_JOB_PIPELINED = Flag("enabledSubJobPipelined", "EnabledSubJobPipelined")
 SUB_JOB_ORDER = Flag("enabledSubJobOrder", "EnabledSubJobOrder")
 HYPER_NODE_GRADIENT = Flag("enabledHyperNodeGradient", "EnabledHyperNodeGradient")
 
-FLAGS: tuple[Flag, ...] = (
-    JOB_ORDER,
-    HIERARCHY,
-    JOB_READY,
-    JOB_PIPELINED,
-    TASK_ORDER,
-    PREEMPTABLE,
-    RECLAIMABLE,
-    PREEMPTIVE,
-    QUEUE_ORDER,
-    CLUSTER_ORDER,
-    PREDICATE,
-    BEST_NODE,
-    NODE_ORDER,
-    TARGET_JOB,
-    RESERVED_NODES,
-    JOB_ENQUEUED,
-    VICTIM,
-    JOB_STARVING,
-    OVERUSED,
-    ALLOCATABLE,
-    HYPER_NODE_ORDER,
-    SUB_JOB_READY,
-    SUB_JOB_PIPELINED,
-    SUB_JOB_ORDER,
-    HYPER_NODE_GRADIENT,
-)
+FLAGS: tuple[Flag, ...] = tuple(value for value in list(globals().values()) if isinstance(value, Flag))
 """Every flag, in the order of Volcano's ``PluginOption``."""
 
 BY_KEY: dict[str, Flag] = {flag.key: flag for flag in FLAGS}

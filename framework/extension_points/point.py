@@ -1,25 +1,23 @@
 """The machinery of an extension point: its declaration, and its registry inside one session.
 
-An ``ExtensionPoint`` is made by the ``extension_point`` decorator from a declaration in
-``specs.ExtensionPointSpecs``: the declared method's signature is the plugin function's type, its
-docstring is the contract. On a session (a subclass of the specs) the point is a descriptor whose
-bound form, ``BoundPoint``, is both the registry and the combined answer::
+``point(...)`` turns a declaration in ``specs`` into an ``ExtensionPoint``: the declared method's
+signature is the plugin function's type, its docstring the contract. On a session the point is a
+descriptor whose bound form is both the registry and the combined answer::
 
     ssn.job_ready.register(fn)    # in a plugin's on_session_open: under the plugin's conf name
-    ssn.job_ready(job)            # the combined answer: the rule over the enabled functions, by tier,
-                                  # or the declared fallback when no plugin decided
-    ssn.job_ready.vote(job)       # the rule's answer without the fallback (may be UNDECIDED)
+    ssn.job_ready(job)            # the rule over the enabled functions, by tier; the declared
+                                  # fallback when no plugin decided
+    ssn.job_ready.vote(job)       # the rule's answer alone (UNDECIDED when no plugin decided)
 
-A point may have a batch variant (``@point.batch``): the same function over many rows of the
-session's node table. A plugin registers the scalar form, the batch form or both (then they must
-agree); the session uses whichever fits the question and adapts the other, so both forms of every
-plugin combine through the one rule.
+A point may have a batch variant (``@point.batch``): the same function over many rows of the node
+table. A plugin registers the scalar form, the batch form or both (then they must agree); the
+session adapts whichever is missing, so both forms of every plugin combine through the one rule.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 from ..voting import STRICT_TIER_INTERSECTION, TIER_INTERSECTION, UNDECIDED, Undecided, VotingRule
@@ -35,11 +33,8 @@ A = TypeVar("A")
 BR = TypeVar("BR")
 BA = TypeVar("BA")
 
-Fallback = Callable[..., A]
-"""``fallback(session, *args)``: the answer when no plugin decided."""
-
 Adapter = Callable[[Any, Callable[..., Any]], Callable[..., Any]]
-"""``adapter(session, fn)``: one form of a plugin function turned into the other."""
+"""``adapter(session, fn)``: a plugin's function in one form turned into the other form."""
 
 
 class RegistrationError(RuntimeError):
@@ -55,55 +50,41 @@ class PointHost(Protocol):
     __dict__: dict[str, Any]
 
 
+def _doc(declaration: Callable[..., Any]) -> tuple[str, str, str]:
+    signature = str(inspect.signature(declaration)).replace("'", "").replace(", /)", ")")
+    signature = "(" + signature.removeprefix("(self, ").removeprefix("(self")
+    return declaration.__name__, inspect.cleandoc(declaration.__doc__ or ""), signature
+
+
 class ExtensionPoint(Generic[P, R, A]):
     """One extension point: function type, flag(s), voting rule, fallback and contract."""
 
     def __init__(
         self,
         declaration: Callable[..., Any],
-        *,
         go: str,
         flags: tuple[Flag, ...],
         rule: VotingRule[Any],
-        fallback: Fallback[A],
-        accumulates: bool = False,
+        fallback: Callable[..., A],
+        accumulates: bool,
     ) -> None:
-        self.name: str = declaration.__name__
+        self.name, self.doc, self.signature = _doc(declaration)
+        self.go, self.flags, self.rule, self.fallback = go, flags, rule, fallback
         self.accumulates = accumulates
         """A plugin may register several functions (Volcano's ``AddEventHandler`` appends)."""
-        self.go = go
-        self.flags = flags
-        self.rule = rule
-        self.fallback = fallback
-        self.doc = inspect.cleandoc(declaration.__doc__ or "")
-        self.signature = _signature(declaration)
         self.batch_variant: BatchVariant[Any, Any, Any] | None = None
 
     def batch(
-        self,
-        *,
-        combine: Callable[..., BA],
-        to_batch: Adapter,
-        to_scalar: Adapter,
+        self, combine: Callable[..., BA], to_batch: Adapter, to_scalar: Adapter
     ) -> Callable[[Callable[Concatenate[Any, BP], BR]], BatchVariant[BP, BR, BA]]:
-        """Declare the batch variant of this point (decorator, like the point itself).
-
-        ``combine(session, tiers, *args)`` applies the point's rule to batch answers; ``to_batch`` and
-        ``to_scalar`` turn a plugin's one form into the other.
-        """
+        """Declare the batch variant: ``combine(session, tiers, *args)`` applies the rule to batch
+        answers; ``to_batch`` / ``to_scalar`` turn a plugin's one form into the other."""
 
         def declare(declaration: Callable[Concatenate[Any, BP], BR]) -> BatchVariant[BP, BR, BA]:
-            variant: BatchVariant[BP, BR, BA] = BatchVariant(
-                declaration, self, combine=combine, to_batch=to_batch, to_scalar=to_scalar
-            )
-            self.batch_variant = variant
-            return variant
+            self.batch_variant = BatchVariant(declaration, self, combine, to_batch, to_scalar)
+            return self.batch_variant
 
         return declare
-
-    def enabled_in(self, option_flags: Callable[[Flag], bool]) -> bool:
-        """Whether a plugin whose flags answer ``option_flags`` is consulted for this point."""
-        return not self.flags or any(option_flags(flag) for flag in self.flags)
 
     @overload
     def __get__(self, host: None, owner: type) -> ExtensionPoint[P, R, A]: ...
@@ -118,25 +99,19 @@ class ExtensionPoint(Generic[P, R, A]):
         host.__dict__[self.name] = bound  # later lookups find the bound point directly
         return bound
 
-    def __repr__(self) -> str:
-        return f"<extension point {self.name}>"
-
 
 class BoundPoint(Generic[P, R, A]):
     """An extension point inside one session: what plugins registered, and the combined answer."""
 
     def __init__(self, spec: ExtensionPoint[P, R, A], host: PointHost) -> None:
-        self.spec = spec
-        self.host = host
+        self.spec, self.host = spec, host
         self.scalar: dict[str, Callable[P, R]] = {}
         self.more: dict[str, list[Callable[P, R]]] = {}
         self.batch: dict[str, Callable[..., Any]] = {}
         self._resolved: list[list[Callable[P, R]]] | None = None
-        self._rule = spec.rule
-        if spec.rule is TIER_INTERSECTION and host.strict_eviction_voting:
-            self._rule = STRICT_TIER_INTERSECTION
+        strict = spec.rule is TIER_INTERSECTION and host.strict_eviction_voting
+        self._rule: VotingRule[Any] = STRICT_TIER_INTERSECTION if strict else spec.rule
 
-    # ------------------------------------------------------------------ registration
     def register(self, fn: Callable[P, R], *, plugin: str | None = None) -> None:
         """Register ``fn`` for the plugin being opened (or ``plugin``); a second call replaces the first,
         except on a point that accumulates, where it adds."""
@@ -157,19 +132,18 @@ class BoundPoint(Generic[P, R, A]):
 
     def _changed(self) -> None:
         self._resolved = None
-        variant = self.spec.batch_variant
-        if variant is not None:
-            self.host.__dict__.pop(variant.name, None)
+        if self.spec.batch_variant is not None:
+            self.host.__dict__.pop(self.spec.batch_variant.name, None)
 
-    # ------------------------------------------------------------------ what is consulted
     def plugins(self) -> list[list[str]]:
         """Names of the plugins consulted, by tier: registered (either form) and flag on."""
-        flags = self.spec.enabled_in
+        flags = self.spec.flags
         return [
             [
                 option.name
                 for option in tier.plugins
-                if (option.name in self.scalar or option.name in self.batch) and flags(option.is_enabled)
+                if (option.name in self.scalar or option.name in self.batch)
+                and (not flags or any(option.is_enabled(flag) for flag in flags))
             ]
             for tier in self.host.tiers
         ]
@@ -180,13 +154,14 @@ class BoundPoint(Generic[P, R, A]):
             variant = self.spec.batch_variant
             self._resolved = [
                 [
-                    self.scalar[name]
-                    if name in self.scalar
-                    else variant.to_scalar(self.host, self.batch[name])
+                    fn
                     for name in tier
+                    for fn in (
+                        [self.scalar[name], *self.more.get(name, ())]
+                        if name in self.scalar
+                        else [variant.to_scalar(self.host, self.batch[name])]  # type: ignore[union-attr]
+                    )
                 ]
-                if variant is not None
-                else [fn for name in tier for fn in (self.scalar[name], *self.more.get(name, ()))]
                 for tier in self.plugins()
             ]
         return self._resolved
@@ -195,7 +170,6 @@ class BoundPoint(Generic[P, R, A]):
         """Whether any plugin is consulted."""
         return any(self.plugins())
 
-    # ------------------------------------------------------------------ answers
     def vote(self, *args: P.args, **kwargs: P.kwargs) -> A | Undecided:
         """The rule's answer, ``UNDECIDED`` when no plugin decided (no fallback)."""
         answer: A | Undecided = self._rule.combine(self.enabled(), *args, **kwargs)
@@ -204,10 +178,7 @@ class BoundPoint(Generic[P, R, A]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> A:
         """The combined answer: the rule's, or the declared fallback when no plugin decided."""
         answer = self._rule.combine(self.enabled(), *args, **kwargs)
-        if answer is UNDECIDED:
-            fallback: A = self.spec.fallback(self.host, *args, **kwargs)
-            return fallback
-        result: A = answer
+        result: A = self.spec.fallback(self.host, *args, **kwargs) if answer is UNDECIDED else answer
         return result
 
     def __repr__(self) -> str:
@@ -221,18 +192,12 @@ class BatchVariant(Generic[BP, BR, BA]):
         self,
         declaration: Callable[..., Any],
         base: ExtensionPoint[Any, Any, Any],
-        *,
-        combine: Callable[..., Any],
+        combine: Callable[..., BA],
         to_batch: Adapter,
         to_scalar: Adapter,
     ) -> None:
-        self.name: str = declaration.__name__
-        self.base = base
-        self.combine = combine
-        self.to_batch = to_batch
-        self.to_scalar = to_scalar
-        self.doc = inspect.cleandoc(declaration.__doc__ or "")
-        self.signature = _signature(declaration)
+        self.name, self.doc, self.signature = _doc(declaration)
+        self.base, self.combine, self.to_batch, self.to_scalar = base, combine, to_batch, to_scalar
 
     @overload
     def __get__(self, host: None, owner: type) -> BatchVariant[BP, BR, BA]: ...
@@ -245,8 +210,7 @@ class BatchVariant(Generic[BP, BR, BA]):
     ) -> BatchVariant[BP, BR, BA] | BoundBatch[BP, BR, BA]:
         if host is None:
             return self
-        base: BoundPoint[Any, Any, Any] = getattr(host, self.base.name)
-        bound: BoundBatch[BP, BR, BA] = BoundBatch(self, base)
+        bound: BoundBatch[BP, BR, BA] = BoundBatch(self, getattr(host, self.base.name))
         host.__dict__[self.name] = bound
         return bound
 
@@ -255,12 +219,10 @@ class BoundBatch(Generic[BP, BR, BA]):
     """The batch form of a point inside one session."""
 
     def __init__(self, spec: BatchVariant[BP, BR, BA], base: BoundPoint[Any, Any, Any]) -> None:
-        self.spec = spec
-        self.base = base
-        host = base.host
+        self.spec, self.base = spec, base
         self._resolved: list[list[Callable[BP, BR]]] = [
             [
-                base.batch[name] if name in base.batch else spec.to_batch(host, base.scalar[name])
+                base.batch[name] if name in base.batch else spec.to_batch(base.host, base.scalar[name])
                 for name in tier
             ]
             for tier in base.plugins()
@@ -284,41 +246,42 @@ class BoundBatch(Generic[BP, BR, BA]):
         return answer
 
 
-def extension_point(
-    *,
-    go: str,
-    flag: Flag | tuple[Flag, ...] | None,
-    rule: VotingRule[Any],
-    fallback: Fallback[A],
-    accumulates: bool = False,
-) -> Callable[[Callable[Concatenate[Any, P], R]], ExtensionPoint[P, R, A]]:
-    """Declare an extension point from a method whose signature and docstring are its contract."""
-    flags = () if flag is None else (flag,) if isinstance(flag, Flag) else flag
+Declaration = Callable[Concatenate[Any, P], R]
+Flags = Flag | tuple[Flag, ...] | None
 
-    def declare(declaration: Callable[Concatenate[Any, P], R]) -> ExtensionPoint[P, R, A]:
-        return ExtensionPoint(
-            declaration, go=go, flags=flags, rule=rule, fallback=fallback, accumulates=accumulates
-        )
+
+@overload
+def point(
+    go: str, flag: Flags, rule: VotingRule[Any], fallback: Callable[..., A], *, accumulates: bool = False
+) -> Callable[[Declaration[P, R]], ExtensionPoint[P, R, A]]: ...
+
+
+@overload
+def point(
+    go: str, flag: Flags, rule: VotingRule[Any], *, accumulates: bool = False
+) -> Callable[[Declaration[P, R]], ExtensionPoint[P, R, R]]: ...
+
+
+def point(
+    go: str,
+    flag: Flags,
+    rule: VotingRule[Any],
+    fallback: Callable[..., Any] | None = None,
+    *,
+    accumulates: bool = False,
+) -> Callable[[Declaration[P, R]], ExtensionPoint[P, R, Any]]:
+    """Declare an extension point from a method whose signature and docstring are its contract: ``go``
+    is Volcano's function, ``flag`` the enable flag(s) (any of them enables; None: always consulted),
+    ``fallback(session, *args)`` the answer when no plugin decides (None when omitted: the combined
+    answer then has the plugin function's type)."""
+    flags = () if flag is None else (flag,) if isinstance(flag, Flag) else flag
+    answer: Callable[..., Any] = fallback if fallback is not None else _none
+
+    def declare(declaration: Declaration[P, R]) -> ExtensionPoint[P, R, Any]:
+        return ExtensionPoint(declaration, go, flags, rule, answer, accumulates)
 
     return declare
 
 
-def constant(value: A) -> Fallback[A]:
-    """A fallback that always answers ``value``."""
-
-    def answer(_host: object, *_args: object) -> A:
-        return value
-
-    answer.__doc__ = repr(value)
-    return answer
-
-
-def _signature(declaration: Callable[..., Any]) -> str:
-    """``(task: TaskInfo, node: NodeInfo) -> FitError | None``, without ``self``."""
-    text = str(inspect.signature(declaration)).replace("'", "").replace(", /)", ")")
-    return "(" + text.removeprefix("(self, ").removeprefix("(self")
-
-
-def declared_points(owner: type) -> Sequence[ExtensionPoint[..., Any, Any]]:
-    """The extension points a class declares, in declaration order."""
-    return [value for value in vars(owner).values() if isinstance(value, ExtensionPoint)]
+def _none(_host: object, *_args: object) -> None:
+    """None."""

@@ -1,10 +1,11 @@
 """Every extension point of a session, declared once (``pkg/scheduler/framework/session_plugins.go``).
 
-Each declaration below is the contract of one point, in the manner of pytest's ``hookspec.py`` and
+Each declaration is the contract of one point, in the manner of pytest's ``hookspec.py`` and
 Kubernetes' ``framework/interface.go``: the method's signature is the type of the function a plugin
-registers, its docstring says what the function decides, and the decorator says which enable flag
-gates it, which voting rule (``framework.voting``) combines several plugins' answers and what answers
-when no plugin decides. ``Session`` inherits these declarations; on a session each is a bound point::
+registers, its docstring what the function decides; the decorator names Volcano's function, the
+enable flag that gates the point, the voting rule (``framework.voting``) that combines several
+plugins' answers and the fallback that answers when no plugin decides. ``Session`` inherits these
+declarations; on a session each is a bound point (``point.py``)::
 
     ssn.job_ready.register(fn)     # a plugin, in on_session_open (registered under its conf name)
     ssn.job_ready(job)             # an action: the combined answer
@@ -14,37 +15,30 @@ point and its flag is on (points without a flag: always). docs/extension-points.
 this module (``python -m fumarole.framework.extension_points.docs``).
 """
 
-# The declarations have no bodies: they are signatures and contracts, not implementations.
+# The declarations are signatures and contracts; they have no bodies.
 # mypy: disable-error-code="empty-body"
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .. import voting
+from .. import voting as v
 from . import flags as F
+from . import variants
 from .fallbacks import (
     by_creation_then_uid,
     by_match_index_then_uid,
     by_name,
-    by_pod_index_then_creation,
+    by_task_index,
+    deny,
+    no_score,
+    no_victims,
+    permit,
     reverse_queue_order,
+    undecided_victims,
 )
-from .point import constant, extension_point
-from .variants import (
-    Rows,
-    combine_hyper_node_orders,
-    combine_node_orders,
-    combine_predicates,
-    gradient_of,
-    hyper_node_order_to_batch,
-    hyper_node_order_to_scalar,
-    map_reduce,
-    node_order_to_batch,
-    node_order_to_scalar,
-    predicate_to_batch,
-    predicate_to_scalar,
-)
+from .point import point
+from .variants import Rows, gradient_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,279 +56,210 @@ if TYPE_CHECKING:
 Victims = tuple["list[TaskInfo]", int]
 """An evictable answer: the victims a plugin allows, and its vote (0 abstains)."""
 
+ALLOCATION = (F.PREEMPTABLE, F.ALLOCATABLE)
+
 
 class ExtensionPointSpecs:
     """The declarations; ``Session`` inherits them (see the module docstring)."""
 
-    # ============================================================== ordering
-    @extension_point(
-        go="JobOrderFn", flag=F.JOB_ORDER, rule=voting.FIRST_NONZERO, fallback=by_creation_then_uid
-    )
+    # ============================================================== ordering (< 0: left first)
+    @point("JobOrderFn", F.JOB_ORDER, v.FIRST_NONZERO, by_creation_then_uid)
     def job_order(self, left: JobInfo, right: JobInfo, /) -> int:
-        """Which of two jobs is scheduled first: < 0 left, > 0 right, 0 no preference.
-
-        Fallback: the earlier creation time, then the smaller UID. ``vote`` gives the plugins' answer
+        """Which of two jobs is scheduled first; 0 for no preference. ``vote`` is the plugins' answer
         alone (``JobOrderCompareFn``, used to order victims)."""
 
-    @extension_point(
-        go="QueueOrderFn", flag=F.QUEUE_ORDER, rule=voting.FIRST_NONZERO, fallback=by_creation_then_uid
-    )
+    @point("QueueOrderFn", F.QUEUE_ORDER, v.FIRST_NONZERO, by_creation_then_uid)
     def queue_order(self, left: QueueInfo, right: QueueInfo, /) -> int:
-        """Which of two queues is served first: < 0 left, > 0 right, 0 no preference.
+        """Which of two queues is served first; 0 for no preference."""
 
-        Fallback: the earlier creation time, then the smaller UID."""
-
-    @extension_point(
-        go="VictimQueueOrderFn", flag=None, rule=voting.FIRST_NONZERO, fallback=reverse_queue_order
-    )
+    @point("VictimQueueOrderFn", None, v.FIRST_NONZERO, reverse_queue_order)
     def victim_queue_order(self, left: QueueInfo, right: QueueInfo, preemptor: QueueInfo, /) -> int:
-        """Which of two queues gives up victims first to a preemptor of ``preemptor``: < 0 left.
+        """Which of two queues gives up victims first to a preemptor of queue ``preemptor``."""
 
-        Fallback: the reverse of the queue order (the queue served last gives first)."""
-
-    @extension_point(go="ClusterOrderFn", flag=F.CLUSTER_ORDER, rule=voting.FIRST_NONZERO, fallback=by_name)
+    @point("ClusterOrderFn", F.CLUSTER_ORDER, v.FIRST_NONZERO, by_name)
     def cluster_order(self, left: object, right: object, /) -> int:
-        """Which of two clusters is tried first (multi-cluster): < 0 left. Fallback: by name."""
+        """Which of two clusters is tried first (multi-cluster)."""
 
-    @extension_point(
-        go="TaskOrderFn", flag=F.TASK_ORDER, rule=voting.FIRST_NONZERO, fallback=by_pod_index_then_creation
-    )
+    @point("TaskOrderFn", F.TASK_ORDER, v.FIRST_NONZERO, by_task_index)
     def task_order(self, left: TaskInfo, right: TaskInfo, /) -> int:
-        """Which of two tasks of a job is placed first (and evicted last): < 0 left.
+        """Which of two tasks of a job is placed first (and evicted last)."""
 
-        Fallback: ``helpers.CompareTask``: the pod-name index, then creation time, then UID."""
-
-    @extension_point(
-        go="SubJobOrderFn", flag=F.SUB_JOB_ORDER, rule=voting.FIRST_NONZERO, fallback=by_match_index_then_uid
-    )
+    @point("SubJobOrderFn", F.SUB_JOB_ORDER, v.FIRST_NONZERO, by_match_index_then_uid)
     def sub_job_order(self, left: SubJobInfo, right: SubJobInfo, /) -> int:
-        """Which of two sub-jobs of a job is placed first: < 0 left. Fallback: match index, then UID."""
+        """Which of two sub-jobs of a job is placed first."""
 
     # ============================================================== eviction
-    @extension_point(
-        go="Preemptable", flag=F.PREEMPTABLE, rule=voting.TIER_INTERSECTION, fallback=constant(None)
-    )
+    @point("Preemptable", F.PREEMPTABLE, v.TIER_INTERSECTION, undecided_victims)
     def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo], /) -> Victims:
-        """Which of ``preemptees`` (tasks of other jobs, or lower tasks of the same job) the preemptor
-        may evict, and the plugin's vote. None when no tier decided."""
+        """Which of ``preemptees`` (tasks of other jobs, or lower tasks of the preemptor's own job) the
+        preemptor may evict, and the plugin's vote. None when no tier decided."""
 
-    @extension_point(
-        go="Reclaimable", flag=F.RECLAIMABLE, rule=voting.TIER_INTERSECTION, fallback=constant(None)
-    )
+    @point("Reclaimable", F.RECLAIMABLE, v.TIER_INTERSECTION, undecided_victims)
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo], /) -> Victims:
         """Which of ``reclaimees`` (tasks of other queues) the reclaimer may evict, and the vote."""
 
-    @extension_point(go="UnifiedEvictable", flag=None, rule=voting.TIER_INTERSECTION, fallback=constant(None))
+    @point("UnifiedEvictable", None, v.TIER_INTERSECTION, undecided_victims)
     def unified_evictable(self, ctx: EvictionContext, candidates: list[TaskInfo], /) -> Victims:
-        """Which candidates a gang-aware eviction (``ctx.kind``: gang preempt or gang reclaim, for
-        ``ctx.job``) may evict, and the vote."""
+        """Which candidates a gang-aware eviction (``ctx.kind``, for ``ctx.job``) may evict, and the vote."""
 
-    @extension_point(go="VictimTasks", flag=F.VICTIM, rule=voting.TIER_UNION, fallback=constant([]))
+    @point("VictimTasks", F.VICTIM, v.TIER_UNION, no_victims)
     def victim_tasks(self, tasks: list[TaskInfo], /) -> list[TaskInfo]:
-        """Which running tasks must be evicted whatever happens (e.g. a node's pods over a limit)."""
+        """Which running tasks must be evicted whatever happens."""
 
     # ============================================================== queues
-    @extension_point(go="Overused", flag=F.OVERUSED, rule=voting.ANY_TRUE, fallback=constant(False))
+    @point("Overused", F.OVERUSED, v.ANY_TRUE, deny)
     def overused(self, queue: QueueInfo, /) -> bool:
-        """Whether ``queue`` uses more than it deserves (allocate and reclaim then skip it)."""
+        """Whether the queue uses more than it deserves (allocate and reclaim then skip it)."""
 
-    @extension_point(go="Preemptive", flag=F.PREEMPTIVE, rule=voting.ALL_TRUE, fallback=constant(True))
+    @point("Preemptive", F.PREEMPTIVE, v.ALL_TRUE, permit)
     def preemptive(self, queue: QueueInfo, candidates: list[TaskInfo], /) -> bool:
-        """Whether ``queue`` may reclaim for ``candidates``."""
+        """Whether the queue may reclaim for ``candidates``."""
 
-    @extension_point(go="Allocatable", flag=F.ALLOCATABLE, rule=voting.ALL_TRUE, fallback=constant(True))
+    @point("Allocatable", F.ALLOCATABLE, v.ALL_TRUE, permit)
     def allocatable(self, queue: QueueInfo, candidate: TaskInfo, /) -> bool:
-        """Whether ``candidate`` may be allocated within ``queue``'s quota."""
+        """Whether the candidate may be allocated within the queue's quota."""
 
     # ============================================================== jobs
-    @extension_point(go="JobReady", flag=F.JOB_READY, rule=voting.ALL_TRUE, fallback=constant(True))
+    @point("JobReady", F.JOB_READY, v.ALL_TRUE, permit)
     def job_ready(self, job: JobInfo, /) -> bool:
         """Whether the job has enough tasks allocated to dispatch (bind) them."""
 
-    @extension_point(go="SubJobReady", flag=F.SUB_JOB_READY, rule=voting.ALL_TRUE, fallback=constant(True))
+    @point("SubJobReady", F.SUB_JOB_READY, v.ALL_TRUE, permit)
     def sub_job_ready(self, sub_job: SubJobInfo, /) -> bool:
-        """Whether a sub-job (sub-group policy) has enough tasks allocated. Asked only for a job with a
-        sub-group policy; for any other job actions ask ``job_ready``."""
+        """Whether a sub-job has enough tasks allocated. Asked only for a job with a sub-group policy;
+        for any other job actions ask ``job_ready``."""
 
-    @extension_point(go="JobPipelined", flag=F.JOB_PIPELINED, rule=voting.TIER_VOTE, fallback=constant(True))
+    @point("JobPipelined", F.JOB_PIPELINED, v.TIER_VOTE, permit)
     def job_pipelined(self, job: JobInfo, /) -> int:
-        """Whether the job's placements may be kept, waiting for resources being released: permit
-        (> 0), abstain (0) or reject (< 0)."""
+        """Whether the job's placements may be kept, waiting for resources being released: permit (> 0),
+        abstain (0) or reject (< 0)."""
 
-    @extension_point(
-        go="SubJobPipelined", flag=F.SUB_JOB_PIPELINED, rule=voting.TIER_VOTE, fallback=constant(True)
-    )
+    @point("SubJobPipelined", F.SUB_JOB_PIPELINED, v.TIER_VOTE, permit)
     def sub_job_pipelined(self, sub_job: SubJobInfo, /) -> int:
         """``job_pipelined`` for a sub-job of a job with a sub-group policy."""
 
-    @extension_point(go="JobEnqueueable", flag=F.JOB_ENQUEUED, rule=voting.TIER_VOTE, fallback=constant(True))
+    @point("JobEnqueueable", F.JOB_ENQUEUED, v.TIER_VOTE, permit)
     def job_enqueueable(self, job: JobInfo, /) -> int:
-        """Whether a Pending job may move to Inqueue (its queue can hold its minimum resources): permit,
-        abstain or reject."""
+        """Whether a Pending job may become Inqueue (its queue can hold its minimum resources)."""
 
-    @extension_point(go="JobEnqueued", flag=F.JOB_ENQUEUED, rule=voting.BROADCAST, fallback=constant(None))
+    @point("JobEnqueued", F.JOB_ENQUEUED, v.BROADCAST)
     def job_enqueued(self, job: JobInfo, /) -> None:
         """Told that the job was admitted to its queue (plugins reserve its minimum resources)."""
 
-    @extension_point(
-        go="JobStarving", flag=F.JOB_STARVING, rule=voting.FIRST_TIER_DECIDES, fallback=constant(False)
-    )
+    @point("JobStarving", F.JOB_STARVING, v.FIRST_TIER_DECIDES, deny)
     def job_starving(self, job: JobInfo, /) -> bool:
         """Whether the job still wants resources, so preempt and reclaim may evict for it."""
 
-    @extension_point(go="JobValid", flag=None, rule=voting.FIRST_FAILURE, fallback=constant(None))
+    @point("JobValid", None, v.FIRST_FAILURE)
     def job_valid(self, job: JobInfo, /) -> ValidateResult | None:
         """Whether the job may be scheduled at all this session (None or a passing result: valid)."""
 
-    @extension_point(go="TargetJob", flag=F.TARGET_JOB, rule=voting.WINNER_TAKES_ALL, fallback=constant(None))
+    @point("TargetJob", F.TARGET_JOB, v.WINNER_TAKES_ALL)
     def target_job(self, jobs: list[JobInfo], /) -> JobInfo | None:
-        """The job to reserve resources for (elect), among ``jobs``."""
+        """The job to reserve resources for, among ``jobs``."""
 
-    @extension_point(
-        go="ReservedNodes", flag=F.RESERVED_NODES, rule=voting.BROADCAST, fallback=constant(None)
-    )
+    @point("ReservedNodes", F.RESERVED_NODES, v.BROADCAST)
     def reserved_nodes(self) -> None:
         """Told to (re)compute the nodes reserved for the target job."""
 
     # ============================================================== predicates
-    @extension_point(go="PredicateFn", flag=F.PREDICATE, rule=voting.ALL_MUST_PASS, fallback=constant(None))
+    @point("PredicateFn", F.PREDICATE, v.ALL_MUST_PASS)
     def predicate(self, task: TaskInfo, node: NodeInfo, /) -> BaseException | None:
         """Whether the task may run on the node: None, or the error (a ``FitError`` with its statuses)."""
 
-    @predicate.batch(combine=combine_predicates, to_batch=predicate_to_batch, to_scalar=predicate_to_scalar)
+    @predicate.batch(variants.combine_predicates, variants.predicate_to_batch, variants.predicate_to_scalar)
     def batch_predicate(self, task: TaskInfo, rows: Rows, /) -> BatchFit:
-        """The predicate over many rows of ``ssn.node_table`` at once: a mask and the failures' statuses.
-        Combined: the rows that pass every plugin and a ``FitError`` per failed row."""
+        """The predicate over many rows of ``ssn.node_table``: a mask and the failures' statuses.
+        Combined: the rows that pass every plugin, and a ``FitError`` per failed row."""
 
-    @extension_point(
-        go="PrePredicateFn", flag=F.PREDICATE, rule=voting.ALL_MUST_PASS, fallback=constant(None)
-    )
+    @point("PrePredicateFn", F.PREDICATE, v.ALL_MUST_PASS)
     def pre_predicate(self, task: TaskInfo, /) -> BaseException | None:
         """Whether the task can run anywhere, before any node is looked at: None or the error."""
 
-    @extension_point(
-        go="SimulatePredicateFn", flag=F.PREDICATE, rule=voting.ALL_MUST_PASS, fallback=constant(None)
-    )
+    @point("SimulatePredicateFn", F.PREDICATE, v.ALL_MUST_PASS)
     def simulate_predicate(self, state: object, task: TaskInfo, node: NodeInfo, /) -> BaseException | None:
         """The predicate on a simulated node state (topology-aware preemption)."""
 
-    @extension_point(
-        go="SimulateAddTaskFn",
-        flag=(F.PREEMPTABLE, F.ALLOCATABLE),
-        rule=voting.ALL_MUST_PASS,
-        fallback=constant(None),
-    )
+    @point("SimulateAddTaskFn", ALLOCATION, v.ALL_MUST_PASS)
     def simulate_add_task(
-        self, state: object, task_to_schedule: TaskInfo, task_to_add: TaskInfo, node: NodeInfo
+        self, state: object, pending: TaskInfo, added: TaskInfo, node: NodeInfo, /
     ) -> BaseException | None:
-        """Update the simulated state as if ``task_to_add`` ran on the node."""
+        """Update the simulated state as if ``added`` ran on the node (for placing ``pending``)."""
 
-    @extension_point(
-        go="SimulateRemoveTaskFn",
-        flag=(F.PREEMPTABLE, F.ALLOCATABLE),
-        rule=voting.ALL_MUST_PASS,
-        fallback=constant(None),
-    )
+    @point("SimulateRemoveTaskFn", ALLOCATION, v.ALL_MUST_PASS)
     def simulate_remove_task(
-        self, state: object, task_to_schedule: TaskInfo, task_to_remove: TaskInfo, node: NodeInfo
+        self, state: object, pending: TaskInfo, removed: TaskInfo, node: NodeInfo, /
     ) -> BaseException | None:
-        """Update the simulated state as if ``task_to_remove`` left the node."""
+        """Update the simulated state as if ``removed`` left the node (for placing ``pending``)."""
 
-    @extension_point(
-        go="SimulateAllocatableFn", flag=F.ALLOCATABLE, rule=voting.ALL_TRUE, fallback=constant(True)
-    )
+    @point("SimulateAllocatableFn", F.ALLOCATABLE, v.ALL_TRUE, permit)
     def simulate_allocatable(self, state: object, queue: QueueInfo, task: TaskInfo, /) -> bool:
         """``allocatable`` on a simulated state."""
 
-    # ============================================================== scoring
-    @extension_point(go="BestNodeFn", flag=F.BEST_NODE, rule=voting.FIRST_NOT_NONE, fallback=constant(None))
+    # ============================================================== scoring (higher is better)
+    @point("BestNodeFn", F.BEST_NODE, v.FIRST_NOT_NONE)
     def best_node(self, task: TaskInfo, node_scores: dict[float, list[NodeInfo]], /) -> NodeInfo | None:
         """The node to place the task on, given every candidate by score; None leaves it to the score."""
 
-    @extension_point(go="NodeOrderFn", flag=F.NODE_ORDER, rule=voting.SUM_OF_SCORES, fallback=constant(0.0))
+    @point("NodeOrderFn", F.NODE_ORDER, v.SUM_OF_SCORES, no_score)
     def node_order(self, task: TaskInfo, node: NodeInfo, /) -> float:
-        """How good the node is for the task; higher is better."""
+        """How good the node is for the task."""
 
     @node_order.batch(
-        combine=combine_node_orders, to_batch=node_order_to_batch, to_scalar=node_order_to_scalar
+        variants.combine_node_orders, variants.node_order_to_batch, variants.node_order_to_scalar
     )
     def batch_node_order(self, task: TaskInfo, rows: Rows, /) -> np.ndarray:
-        """The node order over many rows at once: one score per row (or a ``{node: score}`` map,
+        """The node order over many rows: one score per row (or a ``{node: score}`` map,
         ``BatchNodeOrderFn``'s shape). Combined: per-row sums."""
 
-    @extension_point(go="NodeMapFn", flag=F.NODE_ORDER, rule=voting.SUM_OF_SCORES, fallback=constant(0.0))
+    @point("NodeMapFn", F.NODE_ORDER, v.SUM_OF_SCORES, no_score)
     def node_map(self, task: TaskInfo, node: NodeInfo, /) -> float:
-        """A raw score of the node, normalised later by the same plugin's ``node_reduce``. Only the
-        map scores of plugins that also registered ``node_reduce`` count (``NodeOrderReduceFn``)."""
+        """A raw score, normalised by the same plugin's ``node_reduce``: only the map scores of plugins
+        that also registered ``node_reduce`` count (``NodeOrderReduceFn``; see ``node_map_reduce``)."""
 
-    @extension_point(go="NodeReduceFn", flag=F.NODE_ORDER, rule=voting.BROADCAST, fallback=constant(None))
+    @point("NodeReduceFn", F.NODE_ORDER, v.BROADCAST)
     def node_reduce(self, task: TaskInfo, scores: dict[str, float], /) -> None:
         """Normalise the plugin's own map scores (floored, by node name) in place."""
 
-    @extension_point(
-        go="HyperNodeOrderMapFn", flag=F.HYPER_NODE_ORDER, rule=voting.SUM_OF_SCORES, fallback=constant(0.0)
-    )
+    @point("HyperNodeOrderMapFn", F.HYPER_NODE_ORDER, v.SUM_OF_SCORES, no_score)
     def hyper_node_order(self, sub_job: SubJobInfo, hyper_node: str, nodes: list[NodeInfo], /) -> float:
-        """How good a hypernode (its nodes given) is for the sub-job; higher is better."""
+        """How good a hypernode (its nodes given) is for the sub-job."""
 
     @hyper_node_order.batch(
-        combine=combine_hyper_node_orders,
-        to_batch=hyper_node_order_to_batch,
-        to_scalar=hyper_node_order_to_scalar,
+        variants.combine_hyper_node_orders,
+        variants.hyper_node_order_to_batch,
+        variants.hyper_node_order_to_scalar,
     )
     def batch_hyper_node_order(
-        self, sub_job: SubJobInfo, hyper_nodes: dict[str, list[NodeInfo]]
+        self, sub_job: SubJobInfo, hyper_nodes: dict[str, list[NodeInfo]], /
     ) -> dict[str, float]:
-        """The hypernode order of many hypernodes at once (``HyperNodeOrderFn``'s shape). Combined:
-        per-hypernode sums."""
+        """Many hypernodes at once (``HyperNodeOrderFn``'s shape). Combined: per-hypernode sums."""
 
-    @extension_point(
-        go="HyperNodeGradientForJobFn",
-        flag=F.HYPER_NODE_GRADIENT,
-        rule=voting.WINNER_TAKES_ALL,
-        fallback=gradient_of,
-    )
+    @point("HyperNodeGradientForJobFn", F.HYPER_NODE_GRADIENT, v.WINNER_TAKES_ALL, gradient_of)
     def hyper_node_gradient_for_job(
-        self, job: JobInfo, hyper_node: HyperNodeInfo, purpose: SearchPurpose
+        self, job: JobInfo, hyper_node: HyperNodeInfo, purpose: SearchPurpose, /
     ) -> list[list[HyperNodeInfo]]:
-        """The hypernodes under ``hyper_node`` to try for the job, as gradients (groups tried in order),
-        to allocate or to find where to evict. Fallback: ``[[hyper_node]]``."""
+        """The hypernodes under ``hyper_node`` to try for the job, in groups tried in order, to allocate
+        or to find where to evict. Fallback: ``[[hyper_node]]``."""
 
-    @extension_point(
-        go="HyperNodeGradientForSubJobFn",
-        flag=F.HYPER_NODE_GRADIENT,
-        rule=voting.WINNER_TAKES_ALL,
-        fallback=gradient_of,
-    )
+    @point("HyperNodeGradientForSubJobFn", F.HYPER_NODE_GRADIENT, v.WINNER_TAKES_ALL, gradient_of)
     def hyper_node_gradient_for_sub_job(
-        self, sub_job: SubJobInfo, hyper_node: HyperNodeInfo, purpose: SearchPurpose
+        self, sub_job: SubJobInfo, hyper_node: HyperNodeInfo, purpose: SearchPurpose, /
     ) -> list[list[HyperNodeInfo]]:
-        """``hyper_node_gradient_for_job`` for a sub-job. Fallback: ``[[hyper_node]]``."""
+        """``hyper_node_gradient_for_job`` for a sub-job."""
 
     # ============================================================== events
-    @extension_point(
-        go="EventHandler.AllocateFunc",
-        flag=None,
-        rule=voting.BROADCAST,
-        fallback=constant(None),
-        accumulates=True,
-    )
+    @point("EventHandler.AllocateFunc", None, v.BROADCAST, accumulates=True)
     def allocate_event(self, event: Event, /) -> None:
-        """Told that ``event.task`` was allocated or pipelined (also when an eviction is undone); may set
-        ``event.err`` to refuse, and the allocation is rolled back. A plugin may register several."""
+        """Told that ``event.task`` was allocated or pipelined (also when an eviction is undone); setting
+        ``event.err`` refuses and the allocation is rolled back. A plugin may register several."""
 
-    @extension_point(
-        go="EventHandler.DeallocateFunc",
-        flag=None,
-        rule=voting.BROADCAST,
-        fallback=constant(None),
-        accumulates=True,
-    )
+    @point("EventHandler.DeallocateFunc", None, v.BROADCAST, accumulates=True)
     def deallocate_event(self, event: Event, /) -> None:
         """Told that ``event.task`` was evicted, or that its allocation or pipelining was undone."""
 
     # ============================================================== derived answers
     def node_map_reduce(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
-        """The map scores of every node, floored, reduced by their plugin and summed over plugins
-        (``NodeOrderMapFn`` + ``NodeOrderReduceFn``); empty when no plugin registered ``node_reduce``."""
-        return map_reduce(self, task, nodes)
+        """The reduced map scores of every node, summed over plugins (``NodeOrderMapFn`` +
+        ``NodeOrderReduceFn``); empty when no plugin registered ``node_reduce``."""
+        return variants.map_reduce(self, task, nodes)

@@ -1,10 +1,10 @@
 """The batch variants of predicate, node order and hypernode order: how answers combine over many
-rows, and how a plugin's scalar form becomes a batch form and back.
+rows (``combine_*``), and how a plugin's scalar form becomes a batch form and back.
 
 Rows are indices into the session's ``NodeTable``. A scalar predicate adapted to the batch form keeps
-each failed node's own error; a batch predicate asked about one node answers with that row's statuses.
-Node-order scores add up whatever the form; a batch node-order function may answer a
-``{node name: score}`` map (Volcano's ``BatchNodeOrderFn`` shape) instead of a vector.
+each failed node's own error; a batch predicate asked about one node answers with that row's
+statuses. Scores add up whatever the form; a batch node-order function may answer a
+``{node name: score}`` map (the shape of Volcano's ``BatchNodeOrderFn``) instead of a vector.
 """
 
 from __future__ import annotations
@@ -16,14 +16,13 @@ import numpy as np
 
 from ..api.batch_fit import BatchFit, ErrorsFit
 from ..api.fit_errors import Code, FitError
-from ..voting import sum_score_maps, sum_score_vectors
+from ..voting.sum_of_scores import sum_of_scores
 
 if TYPE_CHECKING:
     from ..api.hypernode_info import HyperNodeInfo
     from ..api.node_info import NodeInfo
     from ..api.sub_job_info import SubJobInfo
     from ..api.task_info import TaskInfo
-    from ..node_table import NodeTable
 
 Rows = np.ndarray
 """Row indices into ``session.node_table``."""
@@ -31,35 +30,32 @@ Rows = np.ndarray
 PredicateResult = tuple[np.ndarray, dict[int, FitError]]
 """The rows that passed every predicate (in the order asked), and a FitError per failed row."""
 
-
-def _table(host: Any) -> NodeTable:
-    table: NodeTable = host.node_table
-    return table
+Tiers = list[list[Callable[..., Any]]]
 
 
-def _as_error(task: TaskInfo, node: NodeInfo, answer: object) -> FitError:
-    if isinstance(answer, FitError):
-        return answer
-    return FitError.of(task, node, Code.ERROR, str(answer))
+def _row(host: Any, node: NodeInfo) -> np.ndarray:
+    return np.asarray([host.node_table.index[node.name]], dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------- predicate
 def predicate_to_batch(host: Any, fn: Callable[..., Any]) -> Callable[[TaskInfo, Rows], BatchFit]:
-    """A scalar predicate asked node by node; each failure keeps its own error."""
-
     def batch(task: TaskInfo, rows: Rows) -> BatchFit:
-        nodes = _table(host).nodes
         passed = np.ones(len(rows), dtype=bool)
         errors: dict[int, FitError] = {}
         for position, row in enumerate(rows.tolist()):
-            node = nodes[row]
+            node = host.node_table.nodes[row]
             try:
                 answer = fn(task, node)
             except Exception as exc:  # a predicate may raise its FitError
                 answer = exc
             if answer is not None:
                 passed[position] = False
-                errors[position] = _as_error(task, node, answer)
+                error = (
+                    answer
+                    if isinstance(answer, FitError)
+                    else FitError.of(task, node, Code.ERROR, str(answer))
+                )
+                errors[position] = error
         return ErrorsFit(passed, errors=errors)
 
     return batch
@@ -68,24 +64,17 @@ def predicate_to_batch(host: Any, fn: Callable[..., Any]) -> Callable[[TaskInfo,
 def predicate_to_scalar(
     host: Any, fn: Callable[..., BatchFit]
 ) -> Callable[[TaskInfo, NodeInfo], FitError | None]:
-    """A batch predicate asked about one node."""
-
     def scalar(task: TaskInfo, node: NodeInfo) -> FitError | None:
-        fit = fn(task, np.asarray([_table(host).index[node.name]], dtype=np.int64))
-        if bool(fit.passed[0]):
-            return None
-        return fit.error_for(0, task, node.name)
+        fit = fn(task, _row(host, node))
+        return None if bool(fit.passed[0]) else fit.error_for(0, task, node.name)
 
     return scalar
 
 
-def combine_predicates(
-    host: Any, tiers: list[list[Callable[..., BatchFit]]], task: TaskInfo, rows: Rows
-) -> PredicateResult:
+def combine_predicates(host: Any, tiers: Tiers, task: TaskInfo, rows: Rows) -> PredicateResult:
     """All must pass, row by row: a row leaves at its first failure, later plugins see the survivors."""
     alive = np.asarray(rows, dtype=np.int64)
     errors: dict[int, FitError] = {}
-    names = _table(host).names
     for tier in tiers:
         for fn in tier:
             if not len(alive):
@@ -94,15 +83,22 @@ def combine_predicates(
             passed = np.asarray(fit.passed, dtype=bool)
             for position in np.flatnonzero(~passed).tolist():
                 row = int(alive[position])
-                errors[row] = fit.error_for(position, task, names[row])
+                errors[row] = fit.error_for(position, task, host.node_table.names[row])
             alive = alive[passed]
     return alive, errors
 
 
 # ---------------------------------------------------------------------------------------- node order
+def _vector(host: Any, scores: np.ndarray | Mapping[str, float], rows: Rows) -> np.ndarray:
+    if isinstance(scores, Mapping):
+        names = host.node_table.names
+        return np.fromiter((float(scores.get(names[r], 0.0)) for r in rows.tolist()), np.float64, len(rows))
+    return np.asarray(scores, dtype=np.float64)
+
+
 def node_order_to_batch(host: Any, fn: Callable[..., float]) -> Callable[[TaskInfo, Rows], np.ndarray]:
     def batch(task: TaskInfo, rows: Rows) -> np.ndarray:
-        nodes = _table(host).nodes
+        nodes = host.node_table.nodes
         return np.fromiter((float(fn(task, nodes[row])) for row in rows.tolist()), np.float64, len(rows))
 
     return batch
@@ -110,39 +106,42 @@ def node_order_to_batch(host: Any, fn: Callable[..., float]) -> Callable[[TaskIn
 
 def node_order_to_scalar(host: Any, fn: Callable[..., Any]) -> Callable[[TaskInfo, NodeInfo], float]:
     def scalar(task: TaskInfo, node: NodeInfo) -> float:
-        rows = np.asarray([_table(host).index[node.name]], dtype=np.int64)
+        rows = _row(host, node)
         return float(_vector(host, fn(task, rows), rows)[0])
 
     return scalar
 
 
-def _vector(host: Any, scores: np.ndarray | Mapping[str, float], rows: Rows) -> np.ndarray:
-    if isinstance(scores, Mapping):
-        names = _table(host).names
-        return np.fromiter(
-            (float(scores.get(names[row], 0.0)) for row in rows.tolist()), np.float64, len(rows)
-        )
-    return np.asarray(scores, dtype=np.float64)
-
-
-def combine_node_orders(
-    host: Any, tiers: list[list[Callable[..., Any]]], task: TaskInfo, rows: Rows
-) -> np.ndarray:
+def combine_node_orders(host: Any, tiers: Tiers, task: TaskInfo, rows: Rows) -> np.ndarray:
     """Sum of scores, per row."""
-    return sum_score_vectors([[_keyed(host, fn, rows) for fn in tier] for tier in tiers], len(rows), task)
+    total = np.zeros(len(rows), dtype=np.float64)
+    for tier in tiers:
+        for fn in tier:
+            total += _vector(host, fn(task, rows), rows)
+    return total
 
 
-def _keyed(host: Any, fn: Callable[..., Any], rows: Rows) -> Callable[[TaskInfo], np.ndarray]:
-    return lambda task: _vector(host, fn(task, rows), rows)
+def map_reduce(host: Any, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
+    """``NodeOrderMapFn`` then ``NodeOrderReduceFn``: for each plugin (tier order, flag on) that
+    registered ``node_reduce``, its map scores of every node, floored, reduced in place, then summed."""
+    totals: dict[str, float] = {}
+    for tier in host.node_reduce.plugins():
+        for plugin in tier:
+            mapper = host.node_map.scalar.get(plugin)
+            scores = (
+                {} if mapper is None else {node.name: float(np.floor(mapper(task, node))) for node in nodes}
+            )
+            host.node_reduce.scalar[plugin](task, scores)
+            for name, score in scores.items():
+                totals[name] = totals.get(name, 0.0) + score
+    return totals
 
 
 # ---------------------------------------------------------------------------------------- hypernode order
 HyperNodes = Mapping[str, "list[NodeInfo]"]
 
 
-def hyper_node_order_to_batch(
-    host: Any, fn: Callable[..., float]
-) -> Callable[[SubJobInfo, HyperNodes], dict[str, float]]:
+def hyper_node_order_to_batch(host: Any, fn: Callable[..., float]) -> Callable[..., dict[str, float]]:
     def batch(sub_job: SubJobInfo, hyper_nodes: HyperNodes) -> dict[str, float]:
         return {name: float(fn(sub_job, name, nodes)) for name, nodes in hyper_nodes.items()}
 
@@ -157,15 +156,14 @@ def hyper_node_order_to_scalar(host: Any, fn: Callable[..., Mapping[str, float]]
 
 
 def combine_hyper_node_orders(
-    host: Any, tiers: list[list[Callable[..., Any]]], sub_job: SubJobInfo, hyper_nodes: HyperNodes
+    host: Any, tiers: Tiers, sub_job: SubJobInfo, hyper_nodes: HyperNodes
 ) -> dict[str, float]:
     """Sum of scores, per hypernode (every hypernode asked about gets a total)."""
     totals = dict.fromkeys(hyper_nodes, 0.0)
-    summed = sum_score_maps(tiers, sub_job, hyper_nodes)
-    if isinstance(summed, dict):
-        for name, score in summed.items():
-            if name in totals:
-                totals[name] += score
+    summed = sum_of_scores(tiers, sub_job, hyper_nodes)
+    for name, score in summed.items() if isinstance(summed, dict) else ():
+        if name in totals:
+            totals[name] += float(score)
     return totals
 
 
@@ -174,22 +172,3 @@ def gradient_of(
 ) -> list[list[HyperNodeInfo]]:
     """The hypernode-gradient fallback: the hypernode itself, as one gradient."""
     return [[hyper_node]]
-
-
-# ---------------------------------------------------------------------------------------- map / reduce
-def map_reduce(host: Any, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
-    """``NodeOrderMapFn`` then ``NodeOrderReduceFn``: for each plugin (tier order, flag on) that
-    registered ``node_reduce``, its map scores of every node, floored, reduced in place, then summed."""
-    maps = host.node_map
-    reducers = host.node_reduce
-    totals: dict[str, float] = {}
-    for tier in reducers.plugins():
-        for plugin in tier:
-            mapper = maps.scalar.get(plugin)
-            scores = (
-                {} if mapper is None else {node.name: float(np.floor(mapper(task, node))) for node in nodes}
-            )
-            reducers.scalar[plugin](task, scores)
-            for name, score in scores.items():
-                totals[name] = totals.get(name, 0.0) + score
-    return totals

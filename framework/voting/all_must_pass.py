@@ -1,18 +1,10 @@
-"""All must pass; the first error stops (``PredicateFn``, ``PrePredicateFn``, ``SimulatePredicateFn``,
-``SimulateAddTaskFn``, ``SimulateRemoveTaskFn`` in session_plugins.go).
-
-A function passes by returning None; it fails by returning an exception (or raising one). The first
-failure, in tier and plugin order, is the answer. Nobody failed: undecided (the fallback, None, passes).
-"""
-
-from __future__ import annotations
-
-from typing import Any
+"""All must pass; the first error stops."""
 
 from .rule import UNDECIDED, Tiers, Undecided, VotingRule
 
 
-def first_error(tiers: Tiers, *args: Any) -> BaseException | Undecided:
+def all_must_pass(tiers: Tiers, *args: object) -> BaseException | Undecided:
+    """Every enabled plugin is asked in tier order; the first error (returned or raised) is the answer."""
     for tier in tiers:
         for fn in tier:
             try:
@@ -24,9 +16,6 @@ def first_error(tiers: Tiers, *args: Any) -> BaseException | Undecided:
     return UNDECIDED
 
 
-ALL_MUST_PASS: VotingRule[BaseException | None] = VotingRule(
-    name="all must pass",
-    go="PredicateFn, PrePredicateFn, SimulatePredicateFn, SimulateAddTaskFn, SimulateRemoveTaskFn",
-    summary="Every enabled plugin is asked in tier order; the first error is the answer and stops the walk.",
-    combine=first_error,
+ALL_MUST_PASS = VotingRule(
+    all_must_pass, "PredicateFn, PrePredicateFn, SimulatePredicateFn, SimulateAddTaskFn, SimulateRemoveTaskFn"
 )

@@ -1,17 +1,10 @@
-"""AND over every enabled plugin (``JobReady``, ``SubJobReady``, ``Allocatable``, ``Preemptive``,
-``SimulateAllocatableFn``).
-
-The first False answers False. Otherwise undecided: the fallback (True for all of these) answers.
-"""
-
-from __future__ import annotations
-
-from typing import Any
+"""AND over every enabled plugin."""
 
 from .rule import UNDECIDED, Tiers, Undecided, VotingRule
 
 
-def all_true(tiers: Tiers, *args: Any) -> bool | Undecided:
+def all_true(tiers: Tiers, *args: object) -> bool | Undecided:
+    """AND over every enabled plugin, whatever its tier; the first False answers."""
     for tier in tiers:
         for fn in tier:
             if not fn(*args):
@@ -19,9 +12,4 @@ def all_true(tiers: Tiers, *args: Any) -> bool | Undecided:
     return UNDECIDED
 
 
-ALL_TRUE: VotingRule[bool] = VotingRule(
-    name="all true",
-    go="JobReady, SubJobReady, Allocatable, Preemptive, SimulateAllocatableFn",
-    summary="AND over every enabled plugin, whatever its tier; the first False answers.",
-    combine=all_true,
-)
+ALL_TRUE = VotingRule(all_true, "JobReady, SubJobReady, Allocatable, Preemptive, SimulateAllocatableFn")

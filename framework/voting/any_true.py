@@ -1,16 +1,10 @@
-"""OR over every enabled plugin (``Overused``).
-
-The first True answers True. Otherwise undecided: the fallback (False) answers.
-"""
-
-from __future__ import annotations
-
-from typing import Any
+"""OR over every enabled plugin."""
 
 from .rule import UNDECIDED, Tiers, Undecided, VotingRule
 
 
-def any_true(tiers: Tiers, *args: Any) -> bool | Undecided:
+def any_true(tiers: Tiers, *args: object) -> bool | Undecided:
+    """OR over every enabled plugin, whatever its tier; the first True answers."""
     for tier in tiers:
         for fn in tier:
             if fn(*args):
@@ -18,9 +12,4 @@ def any_true(tiers: Tiers, *args: Any) -> bool | Undecided:
     return UNDECIDED
 
 
-ANY_TRUE: VotingRule[bool] = VotingRule(
-    name="any true",
-    go="Overused",
-    summary="OR over every enabled plugin, whatever its tier; the first True answers.",
-    combine=any_true,
-)
+ANY_TRUE = VotingRule(any_true, "Overused")

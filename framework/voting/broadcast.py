@@ -1,25 +1,14 @@
-"""Everybody is told, nobody answers (``JobEnqueued``, ``ReservedNodes``, event handlers).
-
-Every enabled function is called in tier and plugin order; return values are ignored.
-"""
-
-from __future__ import annotations
-
-from typing import Any
+"""Everybody is told, nobody answers."""
 
 from .rule import UNDECIDED, Tiers, Undecided, VotingRule
 
 
-def broadcast(tiers: Tiers, *args: Any) -> Undecided:
+def broadcast(tiers: Tiers, *args: object) -> Undecided:
+    """Every enabled plugin is called in tier order; what they return is ignored."""
     for tier in tiers:
         for fn in tier:
             fn(*args)
     return UNDECIDED
 
 
-BROADCAST: VotingRule[None] = VotingRule(
-    name="broadcast",
-    go="JobEnqueued, ReservedNodes, AddEventHandler",
-    summary="Every enabled plugin is called in tier order; nothing is returned.",
-    combine=broadcast,
-)
+BROADCAST: VotingRule[None] = VotingRule(broadcast, "JobEnqueued, ReservedNodes, AddEventHandler")

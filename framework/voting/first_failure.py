@@ -1,31 +1,18 @@
-"""The first failing validation is the answer (``JobValid``).
+"""The first failing validation is the answer."""
 
-Each function returns a ``ValidateResult`` or None. The first result that did not pass is the
-answer; otherwise undecided (the fallback, None, means valid).
-"""
+from typing import Any
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-from .rule import UNDECIDED, Tiers, Undecided, VotingRule
-
-if TYPE_CHECKING:
-    from ..api.types import ValidateResult
+from .rule import UNDECIDED, Tiers, VotingRule
 
 
-def first_failure(tiers: Tiers, *args: Any) -> ValidateResult | Undecided:
+def first_failure(tiers: Tiers, *args: object) -> Any:
+    """The first result that did not pass, in tier order, is the answer (None passes)."""
     for tier in tiers:
         for fn in tier:
             result = fn(*args)
             if result is not None and not result.passed:
-                return result  # type: ignore[no-any-return]
+                return result
     return UNDECIDED
 
 
-FIRST_FAILURE: VotingRule[ValidateResult | None] = VotingRule(
-    name="first failure",
-    go="JobValid",
-    summary="The first result that did not pass, in tier order, is the answer.",
-    combine=first_failure,
-)
+FIRST_FAILURE = VotingRule(first_failure, "JobValid")

@@ -1,19 +1,11 @@
-"""The first non-zero comparison wins, in tier order (``JobOrderCompareFn``, ``QueueOrderFn``,
-``TaskCompareFns``, ``VictimQueueOrderFn``, ``ClusterOrderFn``, ``SubJobOrderFn``).
-
-Each function compares two objects: negative when the left one goes first, positive when the right
-one does, zero when it has no preference. The first non-zero answer decides (as -1 or 1); all zero:
-undecided, and the point's fallback comparison (creation time then UID, etc.) answers.
-"""
-
-from __future__ import annotations
-
-from typing import Any
+"""The first non-zero comparison wins, in tier order."""
 
 from .rule import UNDECIDED, Tiers, Undecided, VotingRule
 
 
-def first_nonzero(tiers: Tiers, *args: Any) -> int | Undecided:
+def first_nonzero(tiers: Tiers, *args: object) -> int | Undecided:
+    """Plugins compare two objects (< 0: the left one first, 0: no preference); the first non-zero
+    answer in tier order decides, as -1 or 1."""
     for tier in tiers:
         for fn in tier:
             result = fn(*args)
@@ -22,9 +14,7 @@ def first_nonzero(tiers: Tiers, *args: Any) -> int | Undecided:
     return UNDECIDED
 
 
-FIRST_NONZERO: VotingRule[int] = VotingRule(
-    name="first non-zero",
-    go="JobOrderCompareFn, QueueOrderFn, TaskCompareFns, VictimQueueOrderFn, ClusterOrderFn, SubJobOrderFn",
-    summary="Plugins compare two objects (< 0: left first); the first non-zero answer in tier order wins.",
-    combine=first_nonzero,
+FIRST_NONZERO = VotingRule(
+    first_nonzero,
+    "JobOrderCompareFn, QueueOrderFn, TaskCompareFns, VictimQueueOrderFn, ClusterOrderFn, SubJobOrderFn",
 )

@@ -1,16 +1,12 @@
-"""The first answer that is not None wins (``BestNodeFn``).
-
-Later plugins are asked only while earlier ones answered None; nobody answered: undecided.
-"""
-
-from __future__ import annotations
+"""The first answer that is not None wins."""
 
 from typing import Any
 
-from .rule import UNDECIDED, Tiers, Undecided, VotingRule
+from .rule import UNDECIDED, Tiers, VotingRule
 
 
-def first_not_none(tiers: Tiers, *args: Any) -> Any:
+def first_not_none(tiers: Tiers, *args: object) -> Any:
+    """The first plugin, in tier order, whose answer is not None decides."""
     for tier in tiers:
         for fn in tier:
             result = fn(*args)
@@ -19,11 +15,4 @@ def first_not_none(tiers: Tiers, *args: Any) -> Any:
     return UNDECIDED
 
 
-FIRST_NOT_NONE: VotingRule[Any] = VotingRule(
-    name="first answer",
-    go="BestNodeFn",
-    summary="The first plugin, in tier order, whose answer is not None decides.",
-    combine=first_not_none,
-)
-
-__all__ = ["FIRST_NOT_NONE", "Undecided", "first_not_none"]
+FIRST_NOT_NONE = VotingRule(first_not_none, "BestNodeFn")

@@ -1,12 +1,14 @@
 """What a voting rule is: a named way of combining several plugins' answers into one.
 
-Every rule takes the enabled functions of one extension point grouped by tier (tiers in conf order,
-plugins in conf order inside a tier) and the point's arguments, and returns the combined answer, or
-``UNDECIDED`` when no plugin decided; the extension point then applies its declared fallback.
+A rule's ``combine(tiers, *args)`` takes the enabled functions of one extension point grouped by tier
+(tiers in conf order, plugins in conf order inside a tier) and the point's arguments, and returns the
+combined answer, or ``UNDECIDED`` when no plugin decided (the point's declared fallback then answers).
+Its docstring is the rule's summary in docs/extension-points.md.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -21,9 +23,6 @@ Tiers = Sequence[Sequence[Callable[..., Any]]]
 class _Undecided(Enum):
     UNDECIDED = "undecided"
 
-    def __repr__(self) -> str:
-        return "UNDECIDED"
-
 
 UNDECIDED: Final = _Undecided.UNDECIDED
 """No plugin decided: the extension point's fallback answers."""
@@ -33,13 +32,14 @@ Undecided = Literal[_Undecided.UNDECIDED]
 
 @dataclass(frozen=True, eq=False)
 class VotingRule(Generic[A]):
-    """A rule: its name, the Go functions that implement it upstream, and how answers combine."""
-
-    name: str
-    """Short name used in tables (``all must pass``)."""
+    combine: Callable[..., A | Undecided]
     go: str
     """The upstream functions that follow this rule (``session_plugins.go``)."""
-    summary: str
-    """How the answers combine, in one or two sentences (rendered into docs/extension-points.md)."""
-    combine: Callable[..., A | Undecided]
-    """``combine(tiers, *args)``: the combined answer, or ``UNDECIDED``."""
+
+    @property
+    def name(self) -> str:
+        return self.combine.__name__.replace("_", " ")
+
+    @property
+    def summary(self) -> str:
+        return inspect.getdoc(self.combine) or ""

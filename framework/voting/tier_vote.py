@@ -1,37 +1,21 @@
-"""Permit / abstain / reject, tier by tier (``JobPipelined``, ``SubJobPipelined``, ``JobEnqueueable``).
-
-Any reject (< 0) answers False at once. If some plugin of a tier permitted (> 0) and none rejected,
-the answer is True and later tiers are not asked. A tier that only abstained passes the question to
-the next tier. Nobody decided: undecided (the fallback is True for all of these points).
-"""
-
-from __future__ import annotations
-
-from typing import Any
+"""Permit / abstain / reject, tier by tier."""
 
 from .rule import UNDECIDED, Tiers, Undecided, VotingRule
 
 
-def tier_vote(tiers: Tiers, *args: Any) -> bool | Undecided:
+def tier_vote(tiers: Tiers, *args: object) -> bool | Undecided:
+    """Plugins vote permit (> 0), abstain (0) or reject (< 0): any reject answers False at once; a tier
+    with a permit answers True; a tier that only abstained passes the question to the next."""
     for tier in tiers:
         permitted = False
         for fn in tier:
             vote = fn(*args)
             if vote < 0:
                 return False
-            if vote > 0:
-                permitted = True
+            permitted = permitted or vote > 0
         if permitted:
             return True
     return UNDECIDED
 
 
-TIER_VOTE: VotingRule[bool] = VotingRule(
-    name="tier vote",
-    go="JobPipelined, SubJobPipelined, JobEnqueueable",
-    summary=(
-        "Plugins vote permit (> 0), abstain (0) or reject (< 0): any reject answers False; a tier with a "
-        "permit answers True; a tier that only abstained passes to the next."
-    ),
-    combine=tier_vote,
-)
+TIER_VOTE = VotingRule(tier_vote, "JobPipelined, SubJobPipelined, JobEnqueueable")

@@ -1,28 +1,18 @@
-"""Winner takes all (``HyperNodeGradientForJobFn``, ``HyperNodeGradientForSubJobFn``, ``TargetJob``).
-
-The first enabled plugin that registered the function answers, whatever it answers. Nobody
-registered: undecided (for hypernode gradients the fallback is ``[[hypernode]]``).
-"""
-
-from __future__ import annotations
+"""Winner takes all: the first registered function answers alone."""
 
 from typing import Any
 
-from .rule import UNDECIDED, Tiers, Undecided, VotingRule
+from .rule import UNDECIDED, Tiers, VotingRule
 
 
-def winner_takes_all(tiers: Tiers, *args: Any) -> Any:
+def winner_takes_all(tiers: Tiers, *args: object) -> Any:
+    """The first enabled plugin, in tier order, answers alone, whatever it answers."""
     for tier in tiers:
         for fn in tier:
             return fn(*args)
     return UNDECIDED
 
 
-WINNER_TAKES_ALL: VotingRule[Any] = VotingRule(
-    name="winner takes all",
-    go="HyperNodeGradientForJobFn, HyperNodeGradientForSubJobFn, TargetJob",
-    summary="The first enabled plugin, in tier order, answers alone.",
-    combine=winner_takes_all,
+WINNER_TAKES_ALL = VotingRule(
+    winner_takes_all, "HyperNodeGradientForJobFn, HyperNodeGradientForSubJobFn, TargetJob"
 )
-
-__all__ = ["WINNER_TAKES_ALL", "Undecided", "winner_takes_all"]

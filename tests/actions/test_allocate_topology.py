@@ -531,11 +531,7 @@ def test_allocated_hypernode_is_kept_across_sessions_and_recovered_after_restart
     job = ssn.jobs["ns/job"]
     assert job.allocated_hyper_node == spine
     assert job.sub_jobs["ns/job"].allocated_hyper_node == rack
-    restarted = Harness([], topology_conf())
-    restarted.cache = harness.cache
-    from fumarole.framework.scheduler import Scheduler
-
-    restarted.scheduler = Scheduler(restarted.conf, harness.cache, registry=restarted.registry)
+    restarted = Harness(harness.cache.objects(), topology_conf())  # a new cache listed from the objects
     ssn = restarted.open_session()
     assert ssn.jobs["ns/job"].allocated_hyper_node == rack
 

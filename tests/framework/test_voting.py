@@ -383,7 +383,7 @@ def test_predicate_first_error_in_tier_order_and_batch_form() -> None:
         ]
     )
     task = next(iter(ssn.jobs["ns/pg"].tasks.values()))
-    passed, errors = ssn.predicate_nodes(task, ssn.node_table.all_rows)
+    passed, errors = ssn.batch_predicate(task, ssn.node_table.all_rows)
     assert passed.tolist() == []
     assert errors[1].reasons() == ["node(s) were unlucky"]
     assert errors[1].contains_unresolvable()

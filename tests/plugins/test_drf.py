@@ -769,7 +769,5 @@ def test_hdrf_flag_gating(
     option: PluginOption, queue_order: int | voting.Undecided, reclaimable: list[str] | None
 ) -> None:
     ssn = open_session(_reclaim_objects(4), option)
-    assert (
-        voting.first_nonzero(ssn.enabled_fns("queue_order"), ssn.queues["b"], ssn.queues["a"]) == queue_order
-    )
+    assert ssn.queue_order.vote(ssn.queues["b"], ssn.queues["a"]) == queue_order
     assert names(ssn.reclaimable(task(ssn, "reclaimer"), [task(ssn, "ja-p0")])) == reclaimable

@@ -646,7 +646,7 @@ def test_previous_node_not_passing_the_predicates_is_not_scored() -> None:
     ssn = h.open_session()
     handler_of(ssn).affinity_cache.record_assignment("owner-a", "0", "n1", now=0.0)
     task = tasks_by_name(ssn)["job-a-worker-0"]
-    passed, _ = ssn.predicate_nodes(task, ssn.node_table.all_rows)
+    passed, _ = ssn.batch_predicate(task, ssn.node_table.all_rows)
     candidates = [ssn.node_table.names[row] for row in passed.tolist()]
     assert candidates == ["n0", "n2", "n3"]
     assert scores(ssn, task, candidates) == {"n0": 79200.0, "n2": 79200.0, "n3": 79600.0}

@@ -42,7 +42,7 @@ def outcome(objects: list[KubeObject], resource: str) -> tuple[dict[str, float],
     h = harness(objects, CONF)
     ssn = h.open_session()
     task = the_task(ssn)
-    passed, _ = ssn.predicate_nodes(task, ssn.node_table.all_rows)
+    passed, _ = ssn.batch_predicate(task, ssn.node_table.all_rows)
     values = ssn.batch_node_order(task, passed)
     scores = {
         ssn.node_table.names[row]: float(value)

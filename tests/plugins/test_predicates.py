@@ -728,7 +728,7 @@ def test_predicate_nodes_and_fit_errors_histogram() -> None:
     ssn = open_session(mixed_cluster())
     task = task_of(ssn, "ns/p")
     assert ssn.pre_predicate(task) is None
-    alive, errors = ssn.predicate_nodes(task, ssn.node_table.all_rows)
+    alive, errors = ssn.batch_predicate(task, ssn.node_table.all_rows)
     assert alive.tolist() == [4]
     fit_errors = FitErrors()
     for row, error in errors.items():
@@ -747,7 +747,7 @@ def test_scalar_predicate_fn_agrees_with_predicate_nodes() -> None:
     task = task_of(ssn, "ns/p")
     assert ssn.pre_predicate(task) is None
     rows = ssn.node_table.all_rows[::-1].copy()
-    alive, errors = ssn.predicate_nodes(task, rows)
+    alive, errors = ssn.batch_predicate(task, rows)
     assert sorted(alive.tolist()) == [4]
     for row, info in enumerate(ssn.node_table.nodes):
         scalar = ssn.predicate(task, info)
@@ -1588,7 +1588,7 @@ def test_batch_equals_per_node_reference(case: dict[str, Any]) -> None:
     assert np.array_equal(partial.passed, fit.passed[subset])
     # the session keeps every status of a failed node, as upstream; the scalar path (through the
     # batch function) and predicate_nodes agree on them
-    _, errors = ssn.predicate_nodes(task, rows)
+    _, errors = ssn.batch_predicate(task, rows)
     for row in rows.tolist():
         expected = got[ssn.node_table.names[row]]
         scalar = ssn.predicate(task, ssn.node_table.nodes[row])

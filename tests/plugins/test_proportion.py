@@ -560,9 +560,8 @@ def test_queue_order(
     ssn = open_session(objects, option(enabled_queue_order=flag))
     key = cmp_to_key(ssn.queue_order)
     assert [q.name for q in sorted(ssn.queues.values(), key=key)] == order
-    fns = ssn.enabled_fns("queue_order")
     for (left, right), expected in compare.items():
-        assert voting.first_nonzero(fns, ssn.queues[left], ssn.queues[right]) == expected
+        assert ssn.queue_order.vote(ssn.queues[left], ssn.queues[right]) == expected
 
 
 def test_share_order_shares() -> None:
