@@ -215,6 +215,11 @@ class Registry:
         factory: Callable[[], Action] = self._get(ACTIONS_GROUP, name, self._actions)
         return factory
 
+    def policies(self) -> dict[str, Any]:
+        """Every policy: the installed ``fumarole.policies`` entry points and those registered in process."""
+        names = sorted(self.policy_names())
+        return {name: self.policy(name) for name in names}
+
     def policy(self, name: str) -> Any:
         if name not in self._policies and not (
             self._use_entry_points and _has_entry_point(POLICIES_GROUP, name)

@@ -17,11 +17,10 @@ For ``huawei.com/Ascend910`` (and ``huawei.com/npu``) requests, in this order:
 and virtual NPUs (``huawei.com/npu-core``, ``huawei.com/Ascend910-<n>c``) name upstream policies
 fumarole does not have.
 
-The result is upstream's handler name. ``POLICY_BY_HANDLER`` maps the handler names fumarole
-implements to entry points of the ``fumarole.policies`` group; any other handler name is looked up
-in the registry as an entry-point name itself, so a third party can provide, say, the A3 policy by
-registering ``huawei.com/Ascend910module-a3-16``. A job whose handler has no policy fails
-validation (``NotSupportPolicy``).
+The result is upstream's handler name; the policy whose class declares that ``handler_name``
+schedules the job (``policy_index``), so a third party provides, say, the A3 policy by registering a
+policy class that declares ``huawei.com/Ascend910module-a3-16``. A job whose handler no policy
+declares fails validation (``NotSupportPolicy``).
 
 Spec: upstream ``internal/npu/factory.go`` (``InitPolicyHandler``, ``get910CardHandlerName``,
 ``init310PCardPolicyHandler``), ``common/util/constants.go``; shared/reference/ascend-npu-plugin.md §2.0.
@@ -69,14 +68,6 @@ SCHEDULE_POLICIES: dict[str, str] = {
 }
 """``huawei.com/schedule_policy`` value -> upstream handler name (``policy910HandlerMap``)."""
 
-POLICY_BY_HANDLER: dict[str, str] = {
-    MODULE_910: "ascend910-module-x8",
-    MODULE_910B_X8: "ascend910b-module-x8",
-    MODULE_910B_X16: "ascend910b-module-x16",
-    ASCEND_310P: "ascend310p",
-}
-"""Upstream handler name -> fumarole policy entry point."""
-
 _VIRTUAL = re.compile(r"huawei\.com/Ascend(910|310P)-\d+c.*")
 
 
@@ -111,14 +102,4 @@ def handler_name(
         return ASCEND_310P
     if resource == ASCEND_310:
         return resource + labels.get(STRATEGY_310_LABEL, "chip")
-    return ""
-
-
-def policy_entry_point(handler: str, known: set[str]) -> str:
-    """The ``fumarole.policies`` entry point for an upstream handler name ("" when none)."""
-    mapped = POLICY_BY_HANDLER.get(handler)
-    if mapped is not None and mapped in known:
-        return mapped
-    if handler and handler in known:
-        return handler
     return ""

@@ -43,15 +43,16 @@ from fumarole.policies.fault.tracker import (
 )
 from loguru import logger
 
-from .dispatch import handler_name, policy_entry_point
+from .dispatch import handler_name
 from .inputs import DeviceIndex, NodeStatic, build_device_index, pod_used_chips, read_node
 from .jobs import NpuJob, build_job
 from .node_state import NpuNodes
 from .npu_session import NpuSession
+from .policy_index import index_policies
 
 if TYPE_CHECKING:
     from fumarole.framework.session import Session
-    from fumarole.policies.card.base import CardPolicy
+    from fumarole.policies.card.contract import CardPolicyContract
 
     from .arguments import NpuConfig
 
@@ -73,7 +74,7 @@ class ScheduleHandler:
         self._current_ssn: Session | None = None
         self._index: tuple[tuple[Any, ...], DeviceIndex] | None = None
         self._nodes: dict[str, tuple[tuple[Any, ...], NodeStatic | None]] = {}
-        self._policies: dict[str, CardPolicy | None] = {}
+        self._policies: dict[str, CardPolicyContract] | None = None
 
     # ------------------------------------------------------------------ session lifecycle
     def open_session(self, ssn: Session, config: NpuConfig) -> NpuSession | None:
@@ -156,27 +157,21 @@ class ScheduleHandler:
                     state.add_task(task.uid, row, chips, releasing=task.status == TaskStatus.RELEASING)
         return state
 
-    def policy(self, ssn: Session, name: str) -> CardPolicy | None:
-        """The policy registered under ``name``, instantiated once per scheduler run."""
-        if name not in self._policies:
-            found: Any = ssn.registry.policy(name)
-            instance = found() if isinstance(found, type) else found
-            required = ("fits", "scores", "select", "validate_requests", "resource")
-            self._policies[name] = instance if all(hasattr(instance, attr) for attr in required) else None
-            if self._policies[name] is None:
-                logger.warning("huawei-npu: policy {} is not a card policy; jobs dispatched to it fail", name)
-        return self._policies[name]
+    def policies(self, ssn: Session) -> dict[str, CardPolicyContract]:
+        """The policies by the handler name they declare, indexed once per scheduler run."""
+        if self._policies is None:
+            self._policies = index_policies(ssn.registry)
+        return self._policies
 
     def _jobs_of(self, ssn: Session) -> dict[str, NpuJob]:
-        known = ssn.registry.policy_names()
+        policies = self.policies(ssn)
         jobs: dict[str, NpuJob] = {}
         for uid, job in ssn.jobs.items():
             view = build_job(job)
             if view.is_npu:
                 view.handler = handler_name(view.resource, view.annotations, view.selector, view.labels)
-                view.policy_name = policy_entry_point(view.handler, known)
-                if view.policy_name:
-                    view.policy = self.policy(ssn, view.policy_name)
+                view.policy = policies.get(view.handler)
+                view.policy_name = view.policy.name if view.policy is not None else ""
             jobs[uid] = view
         return jobs
 

@@ -48,7 +48,7 @@ from .inputs import pod_rank
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
     from fumarole.framework.api.task_info import TaskInfo
-    from fumarole.policies.card.base import CardPolicy
+    from fumarole.policies.card.contract import CardPolicyContract
 
 MIN_AVAILABLE_KEY = "huawei.com/schedule_minAvailable"
 SCHEDULE_PLUGIN_KEY = "volcano.sh/schedule.plugin"
@@ -107,7 +107,7 @@ class NpuJob:
     terminating: int = 0
     handler: str = ""
     policy_name: str = ""
-    policy: CardPolicy | None = None
+    policy: CardPolicyContract | None = None
     min_available_error: str = ""
 
     @property

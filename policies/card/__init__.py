@@ -2,8 +2,9 @@
 
 Each policy decides, for a task of a job dispatched to it, which nodes can hold the task (free
 healthy chips in the topology the card needs), how the nodes rank, and which chips the task gets.
-All policies derive from ``base.CardPolicy`` and are found through the ``fumarole.policies``
-entry-point group (``ssn.registry.policy(name)``):
+All policies derive from ``base.CardPolicy``, meet ``contract.CardPolicyContract`` and are entry
+points of the ``fumarole.policies`` group; the ``huawei-npu`` plugin picks a job's policy by the
+upstream handler name the policy class declares (``handler_name``):
 
 =======================  ==============================================  ======================
 entry point              policy                                          upstream handler
@@ -14,9 +15,9 @@ ascend910b-module-x16    ``module910bx16.Module910bx16Policy``           module9
 ascend310p               ``ascend310p.Ascend310PPolicy``                 base (Ascend310P)
 =======================  ==============================================  ======================
 
-Extension points: derive from ``base.CardPolicy`` and register the class in the
-``fumarole.policies`` group, under a new name mapped by the plugin's dispatch or under upstream's
-handler name (e.g. ``huawei.com/Ascend910module-a3-16``), which the plugin looks up as is.
+Extension points: derive from ``base.CardPolicy``, declare ``name`` (the entry-point name) and the
+upstream ``handler_name`` the policy schedules (e.g. ``huawei.com/Ascend910module-a3-16``), and
+register the class in the ``fumarole.policies`` group.
 
 Spec: upstream ``component/ascend-for-volcano/internal/npu/``; shared/reference/ascend-npu-plugin.md §2.
 """

@@ -21,8 +21,8 @@ shared/reference/ascend-npu-plugin.md §2.1.
 Extension points: subclass ``CardPolicy``, set the class attributes (``name`` = the entry-point
 name, ``handler_name`` = upstream's handler name, ``resource``, ``max_node_npu``, ...), override
 ``fits`` / ``scores`` / ``select`` for a chip topology, and register the class in the
-``fumarole.policies`` entry-point group; the ``huawei-npu`` plugin loads policies by name through
-the registry.
+``fumarole.policies`` entry-point group; the ``huawei-npu`` plugin indexes every policy by its
+``handler_name`` (``plugins/huawei_npu/policy_index.py``).
 """
 
 from __future__ import annotations

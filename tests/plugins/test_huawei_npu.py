@@ -14,7 +14,7 @@ from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.types import ABSTAIN, REJECT
 from fumarole.framework.cache.objects import KubeObject
 from fumarole.framework.conf import PluginOption, parse_conf
-from fumarole.framework.registry import Registry
+from fumarole.framework.registry import Registry, RegistryError
 from fumarole.framework.session import Session
 from fumarole.framework.testing import build_node, build_pod, build_pod_group
 from fumarole.plugins.huawei_npu import HuaweiNpuPlugin
@@ -24,8 +24,9 @@ from fumarole.plugins.huawei_npu.arguments import (
     parse_duration,
     resolve_config,
 )
-from fumarole.plugins.huawei_npu.dispatch import handler_name, policy_entry_point
+from fumarole.plugins.huawei_npu.dispatch import handler_name
 from fumarole.plugins.huawei_npu.npu_session import NpuSession
+from fumarole.plugins.huawei_npu.policy_index import index_policies
 from fumarole.policies.chips import ASCEND_310P, ASCEND_910
 from pydantic import ValidationError
 from test_huawei_npu_objects import (
@@ -333,20 +334,77 @@ def test_dispatch(
     policy: str,
 ) -> None:
     assert handler_name(resource, annotations, selector, labels) == handler
-    assert policy_entry_point(handler, Registry().policy_names()) == policy
+    found = index_policies(Registry()).get(handler)
+    assert (found.name if found is not None else "") == policy
 
 
-def test_a_third_party_policy_registered_under_the_handler_name_is_used() -> None:
+def test_a_third_party_policy_is_found_through_the_handler_it_declares() -> None:
     from fumarole.policies.card import Module910bx8Policy
 
     class A3Policy(Module910bx8Policy):
-        name = "huawei.com/Ascend910module-a3-16"
+        name = "ascend910-a3-x16"
+        handler_name = "huawei.com/Ascend910module-a3-16"
 
     registry = Registry()
-    registry.register_policy("huawei.com/Ascend910module-a3-16", A3Policy)
-    assert policy_entry_point("huawei.com/Ascend910module-a3-16", registry.policy_names()) == (
-        "huawei.com/Ascend910module-a3-16"
-    )
+    registry.register_policy("ascend910-a3-x16", A3Policy)
+    assert isinstance(index_policies(registry)["huawei.com/Ascend910module-a3-16"], A3Policy)
+
+
+class _NotAPolicy:
+    name = "broken"
+    handler_name = "huawei.com/Ascend910module-x"
+
+
+class _Impostor(_NotAPolicy):
+    resource = "huawei.com/Ascend910"
+    network_fault_attention = False
+    chip_prefix = "Ascend910"
+
+    def validate_requests(self, requests: Any) -> str:
+        return ""
+
+    def fits(self, *args: Any) -> Any:
+        return None
+
+    def scores(self, *args: Any) -> Any:
+        return None
+
+    def select(self, *args: Any) -> Any:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("name", "policy", "message"),
+    [
+        pytest.param(
+            "broken",
+            _NotAPolicy,
+            "fumarole.policies: 'broken' is not a card policy (missing resource, network_fault_attention, "
+            "chip_prefix, validate_requests, fits, scores, select)",
+            id="breaks-the-contract",
+        ),
+        pytest.param(
+            "other-name",
+            _Impostor,
+            "fumarole.policies: 'other-name' reports the name 'broken': a policy's name must be its "
+            "entry-point name",
+            id="name-differs",
+        ),
+        pytest.param(
+            "broken",
+            type("Twin", (_Impostor,), {"handler_name": "huawei.com/Ascend910module-910b-8"}),
+            "fumarole.policies: 'broken' and 'ascend910b-module-x8' both declare the handler "
+            "'huawei.com/Ascend910module-910b-8'",
+            id="handler-declared-twice",
+        ),
+    ],
+)
+def test_policies_are_checked_when_indexed(name: str, policy: Any, message: str) -> None:
+    registry = Registry()
+    registry.register_policy(name, policy)
+    with pytest.raises(RegistryError) as info:
+        index_policies(registry)
+    assert str(info.value) == message
 
 
 # ---------------------------------------------------------------------------------------- predicate
