@@ -26,6 +26,7 @@ from fumarole.framework.interface import PluginArguments
 from fumarole.framework.registry import ACTIONS_GROUP, PLUGINS_GROUP, Registry, RegistryError
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
+from fumarole.framework.settings import Settings
 from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from stevedore import ExtensionManager
 
@@ -358,3 +359,26 @@ def test_firstfit_binds_each_task_to_the_first_node_it_fits(trace: ModuleType) -
         ("p-c", "n3"),
     ]
     assert harness.registry.plugin_builder("firstfit").__module__ == "fumarole_testplugins.firstfit"
+
+
+# ------------------------------------------------------------------------------- observers
+@pytest.mark.parametrize(
+    ("observers", "expected"),
+    [
+        pytest.param(True, {"bindfirst": 3}, id="installed-observer-loaded"),
+        pytest.param(False, {}, id="FUMAROLE_OBSERVERS-false-loads-none"),
+    ],
+)
+def test_installed_observers_load_from_their_entry_point_group(
+    trace: ModuleType, observers: bool, expected: dict[str, int]
+) -> None:
+    trace.BIND_COUNTER.binds.clear()
+    harness = Harness(
+        _objects(),
+        'actions: "bindfirst"\ntiers:\n- plugins:\n  - name: firstfit\n',
+        settings=Settings(observers=observers),
+    )
+    decisions = harness.scheduler.run_once(now=0.0)
+    assert len(decisions.binds) == 3
+    assert trace.BIND_COUNTER.binds == expected
+    assert harness.scheduler.hooks.has_plugin("bind-counter") is observers
