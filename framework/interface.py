@@ -7,7 +7,9 @@ Plugin
     ``arguments`` is an instance of the builder's ``arguments_model`` (a pydantic model, validated
     once when the conf is loaded: unknown keys and wrong types are conf errors naming the file, line
     and key). A builder without an ``arguments_model`` takes none (``NoArguments``). The plugin's
-    ``name`` must be its entry-point name. In ``on_session_open`` the plugin registers its functions
+    ``name`` must be its entry-point name. An optional ``on_load(registry)`` is called once when the conf
+    is loaded, to check what the plugin needs of other entry points (raise ``RegistryError``: the conf
+    fails to load, naming the plugin's entry). In ``on_session_open`` the plugin registers its functions
     on the session's extension points (``ssn.job_order.register(fn)``); they are registered under the
     name the conf gives the plugin. In ``on_session_close`` it may write back what it decided
     (conditions, metrics). A plugin keeps no state between sessions; state that must outlive a session

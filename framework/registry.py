@@ -4,8 +4,10 @@ Entry-point groups: ``fumarole.actions``, ``fumarole.plugins``, ``fumarole.polic
 ``fumarole.observers`` (pluggy hook implementations, see ``hookspecs``). The entry-point name is the
 name users write in the conf (Volcano's names: ``gang``, ``network-topology-aware``). A plugin entry
 point is a builder ``builder(arguments) -> Plugin`` (a plugin class is one) that declares its
-``arguments_model``; an action entry point is a class or factory called once per scheduler. Built-in
-and third-party extensions are found the same way. ``register_plugin`` / ``register_action`` add
+``arguments_model`` (and may define ``on_load(registry)``, called once at load, to check what it
+needs of other entry points, e.g. the Ascend plugin its card policies); an action entry point is a
+class or factory called once per scheduler. Built-in and third-party extensions are found the same
+way. ``register_plugin`` / ``register_action`` add
 in-process extensions (tests, notebooks) that take precedence.
 
 ``load`` imports exactly the names a conf uses, in conf order; an entry point that fails to import
@@ -252,13 +254,17 @@ class Registry:
             return self._plugins_loaded[key]
         builder = self.plugin_builder(conf_name)
         loaded = LoadedPlugin(conf_name, builder, validate_arguments(arguments_model(builder), arguments))
-        reported = getattr(loaded.build(), "name", None)
+        plugin = loaded.build()
+        reported = getattr(plugin, "name", None)
         expected = self._canonical(conf_name)
         if reported != expected:
             raise RegistryError(
                 f"plugin {expected!r} builds a plugin named {reported!r}: a plugin's name must be its "
                 f"entry-point name {expected!r} (its functions are registered under its conf name)"
             )
+        on_load = getattr(plugin, "on_load", None)
+        if on_load is not None:
+            on_load(self)
         self._plugins_loaded[key] = loaded
         return loaded
 

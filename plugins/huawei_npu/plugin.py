@@ -35,8 +35,10 @@ from fumarole.framework.interface import EventHandler
 
 from .arguments import INIT_PARAMS, HuaweiNpuArguments, NpuConfig, resolve_config
 from .handler import HANDLER_KEY, ScheduleHandler
+from .policy_index import index_policies
 
 if TYPE_CHECKING:
+    from fumarole.framework.registry import Registry
     from fumarole.framework.session import Session
 
     from .npu_session import NpuSession
@@ -52,6 +54,10 @@ class HuaweiNpuPlugin:
         self.arguments = arguments
         self.session: NpuSession | None = None
         self.handler: ScheduleHandler | None = None
+
+    def on_load(self, registry: Registry) -> None:
+        """Check the card policies at load: each meets the contract and declares its own handler."""
+        index_policies(registry)
 
     def config(self, ssn: Session) -> NpuConfig:
         return resolve_config(ssn.configuration(INIT_PARAMS), self.arguments)

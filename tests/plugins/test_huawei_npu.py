@@ -13,7 +13,7 @@ from fumarole.framework.api.fit_errors import Code, FitError
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.types import ABSTAIN, REJECT
 from fumarole.framework.cache.objects import KubeObject
-from fumarole.framework.conf import PluginOption, parse_conf
+from fumarole.framework.conf import ConfError, PluginOption, parse_conf
 from fumarole.framework.registry import Registry, RegistryError
 from fumarole.framework.session import Session
 from fumarole.framework.testing import build_node, build_pod, build_pod_group
@@ -1122,3 +1122,14 @@ def test_metrics_after_session_close() -> None:
         "affinity_cache_owners": 1.0,
         "fault_records": 0.0,
     }
+
+
+def test_a_broken_card_policy_fails_the_conf_at_load() -> None:
+    registry = Registry()
+    registry.register_policy("broken", _NotAPolicy)
+    with pytest.raises(ConfError) as info:
+        parse_conf('actions: "allocate"\ntiers:\n- plugins:\n  - name: huawei-npu\n', "npu.conf", registry)
+    assert str(info.value) == (
+        "npu.conf:4: tiers[0].plugins[0].name: fumarole.policies: 'broken' is not a card policy (missing "
+        "resource, network_fault_attention, chip_prefix, validate_requests, fits, scores, select)"
+    )
