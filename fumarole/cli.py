@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from loguru import logger
 from pydantic import ValidationError
 
+from fumarole import __version__
 from fumarole.commands import EXIT_BAD_INPUT, UsageError, schedule, simulate
 from fumarole.framework.cache import SnapshotError
 from fumarole.framework.conf import ConfError
@@ -31,6 +32,7 @@ def _configure_logging(settings: Settings) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fumarole", description=DESCRIPTION)
+    parser.add_argument("--version", action="version", version=f"fumarole {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     for command in (schedule, simulate):
         command.register(commands)
