@@ -67,6 +67,9 @@ tiers:
 """
 """Volcano's built-in default conf (``DefaultSchedulerConf`` in pkg/scheduler/util.go)."""
 
+DEFAULT_CONF_SOURCE = "<default conf>"
+"""How messages name the default conf."""
+
 VOTING = "voting"
 """The name of fumarole's own configuration entry."""
 
@@ -435,6 +438,11 @@ def load_conf(
     except OSError as exc:
         raise ConfError(f"{path}: cannot read the conf: {exc.strerror or exc}") from exc
     return parse_conf(text, str(path), registry, apply_defaults=apply_defaults)
+
+
+def default_conf(registry: Registry | None = None, *, apply_defaults: bool = True) -> SchedulerConf:
+    """Volcano's default conf, what Volcano's scheduler uses when it is given no conf file."""
+    return parse_conf(DEFAULT_CONF_TEXT, DEFAULT_CONF_SOURCE, registry, apply_defaults=apply_defaults)
 
 
 def validate_conf(conf: SchedulerConf, registry: Registry | None) -> None:

@@ -1,7 +1,10 @@
 """``fumarole schedule``: run scheduling cycles over a snapshot of Kubernetes objects.
 
-``fumarole schedule --conf CONF.yaml --snapshot CLUSTER.yaml [--snapshot MORE.yaml ...]
+``fumarole schedule [--conf CONF.yaml] --snapshot CLUSTER.yaml [--snapshot MORE.yaml ...]
 [--cycles N] [--then CHANGES.yaml ...] [--format json|table]``
+
+Without ``--conf`` nor ``FUMAROLE_CONF`` the conf is Volcano's default (``DefaultSchedulerConf``), as
+for Volcano's scheduler without a conf file.
 
 One cycle is one session over the cluster: open, run the conf's actions, close. Between cycles the
 in-memory cluster applies the decisions (binds become Running pods, evictions delete pods) and
@@ -15,10 +18,12 @@ import json
 import sys
 from typing import Any
 
+from loguru import logger
+
 from fumarole.commands import EXIT_OK, UsageError
 from fumarole.framework.cache import ClusterCache, apply_decisions
 from fumarole.framework.cache.codec import LoadedFile, read_file
-from fumarole.framework.conf import load_conf
+from fumarole.framework.conf import SchedulerConf, default_conf, load_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.settings import Settings
@@ -28,7 +33,11 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "schedule", help="run scheduling cycles over a snapshot of Kubernetes objects"
     )
-    parser.add_argument("--conf", help="scheduler conf (Volcano YAML); default: $FUMAROLE_CONF")
+    parser.add_argument(
+        "--conf",
+        help="scheduler conf (Volcano YAML, or its ConfigMap); default: $FUMAROLE_CONF, else Volcano's "
+        "default conf (fumarole conf show prints it)",
+    )
     parser.add_argument(
         "--snapshot", action="append", required=True, help="YAML file of objects (repeatable)"
     )
@@ -42,12 +51,27 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
+def chosen_conf(
+    path: str | None, settings: Settings, registry: Registry, *, apply_defaults: bool = True
+) -> SchedulerConf:
+    """The conf ``schedule`` uses: ``path`` (``--conf``), else ``$FUMAROLE_CONF``, else Volcano's
+    default conf, as Volcano's scheduler does without a conf file (said at INFO level)."""
+    chosen = path or (str(settings.conf) if settings.conf else None)
+    if chosen:
+        return load_conf(chosen, registry, apply_defaults=apply_defaults)
+    conf = default_conf(registry, apply_defaults=apply_defaults)
+    tiers = " | ".join(", ".join(plugin.name for plugin in tier.plugins) for tier in conf.tiers)
+    logger.info(
+        "no --conf and no FUMAROLE_CONF: using Volcano's default conf (actions: {}; tiers: {})",
+        ", ".join(conf.action_names),
+        tiers,
+    )
+    return conf
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    conf_path = args.conf or (str(settings.conf) if settings.conf else None)
-    if not conf_path:
-        raise UsageError("no conf: pass --conf CONF.yaml or set FUMAROLE_CONF")
     registry = Registry()
-    conf = load_conf(conf_path, registry)
+    conf = chosen_conf(args.conf, settings, registry)
     cache = ClusterCache.from_files(args.snapshot, settings)
     changes: list[LoadedFile] = [read_file(path, allow_delete=True) for path in args.then]
     cycles = args.cycles if args.cycles is not None else len(changes) + 1

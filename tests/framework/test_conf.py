@@ -17,6 +17,7 @@ from fumarole.framework.conf import (
     PluginOption,
     SchedulerConf,
     Tier,
+    default_conf,
     load_conf,
     parse_conf,
 )
@@ -26,7 +27,8 @@ from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-MANIFESTS = Path(__file__).resolve().parent.parent / "fixtures" / "manifests"
+ROOT = Path(__file__).resolve().parents[2]
+MANIFESTS = ROOT / "tests" / "fixtures" / "manifests"
 
 # Volcano's YAML keys (pkg/scheduler/conf/scheduler_conf.go) -> fumarole's PluginOption fields.
 VOLCANO_FLAGS = {
@@ -233,12 +235,15 @@ metrics:
 
 
 def test_volcano_default_conf(registry: Registry) -> None:
-    conf = parse_conf(DEFAULT_CONF_TEXT, "<default>", registry)
+    conf = default_conf(registry)
+    assert conf.source == "<default conf>"
     assert conf.action_names == ["enqueue", "allocate", "backfill"]
     assert [[p.name for p in tier.plugins] for tier in conf.tiers] == [
         ["priority", "gang", "conformance"],
         ["overcommit", "drf", "predicates", "proportion", "nodeorder"],
     ]
+    assert conf == parse_conf(DEFAULT_CONF_TEXT, "<default conf>", registry)
+    assert conf.to_yaml() == load_conf(ROOT / "conf" / "default.yaml", registry).to_yaml()
 
 
 def test_a_configmap_wrapped_conf_is_accepted(registry: Registry) -> None:
