@@ -82,6 +82,10 @@ class ConfError(ValueError):
         self.problems = problems if problems is not None else [message]
 
 
+class ConfUnreadable(ConfError):
+    """A conf file that cannot be read at all (missing, a directory, no permission)."""
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -127,6 +131,10 @@ class PluginOption(_Strict):
         """``ApplyPluginConfDefaults``: unset flags become true, except the ones Volcano leaves unset."""
         defaulted = {flag.key: True for flag in FLAGS if flag.defaulted and flag.key not in self.flags}
         return self.model_copy(update={"flags": {**self.flags, **defaulted}})
+
+    def resolved(self) -> PluginOption:
+        """Every flag written out as the session reads it (``isEnabled``: unset is false)."""
+        return self.model_copy(update={"flags": {flag.key: self.is_enabled(flag) for flag in FLAGS}})
 
     @classmethod
     def all_enabled(cls, name: str, **overrides: Any) -> PluginOption:
@@ -205,6 +213,22 @@ class SchedulerConf(_Strict):
         twin._source = self._source
         return twin
 
+    def resolved(self) -> SchedulerConf:
+        """Every plugin's flags written out as true or false (see ``PluginOption.resolved``)."""
+        tiers = [Tier(plugins=[plugin.resolved() for plugin in tier.plugins]) for tier in self.tiers]
+        twin = self.model_copy(update={"tiers": tiers})
+        twin._source = self._source
+        return twin
+
+    def to_text(self) -> str:
+        """The conf as a Volcano conf file: ``to_yaml`` dumped, the actions quoted as Volcano writes them."""
+        document = self.to_yaml()
+        document["actions"] = _Quoted(document["actions"])
+        text: str = yaml.dump(
+            document, Dumper=_ConfDumper, sort_keys=False, allow_unicode=True, width=1 << 16
+        )
+        return text
+
     def to_yaml(self) -> dict[str, Any]:
         """The conf as Volcano's YAML spells it."""
         out: dict[str, Any] = {
@@ -216,6 +240,19 @@ class SchedulerConf(_Strict):
         if self.metrics:
             out["metrics"] = dict(self.metrics)
         return out
+
+
+class _Quoted(str):
+    """A string dumped in double quotes."""
+
+
+class _ConfDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, quoting ``_Quoted`` strings."""
+
+
+_ConfDumper.add_representer(
+    _Quoted, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style='"')
+)
 
 
 # ---------------------------------------------------------------------------------------- problems
@@ -431,12 +468,20 @@ def parse_conf(
 def load_conf(
     path: str | Path, registry: Registry | None = None, *, apply_defaults: bool = True
 ) -> SchedulerConf:
-    """Read a conf file (Volcano defaulting applied unless ``apply_defaults`` is false)."""
+    """Read a conf file (Volcano defaulting applied unless ``apply_defaults`` is false).
+
+    ``ConfUnreadable`` when the file cannot be read; ``ConfError`` listing every problem otherwise
+    (text that is not UTF-8 is one, with its line)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
-        raise ConfError(f"{path}: cannot read the conf: {exc.strerror or exc}") from exc
+        raise ConfUnreadable(f"{path}: cannot read the conf: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x})") from exc
     return parse_conf(text, str(path), registry, apply_defaults=apply_defaults)
 
 

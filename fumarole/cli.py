@@ -15,13 +15,15 @@ from loguru import logger
 from pydantic import ValidationError
 
 from fumarole import __version__
-from fumarole.commands import EXIT_BAD_INPUT, UsageError, schedule, simulate
+from fumarole.commands import EXIT_BAD_INPUT, UsageError, conf, schedule, simulate
 from fumarole.framework.cache import SnapshotError
 from fumarole.framework.conf import ConfError
 from fumarole.framework.registry import RegistryError
 from fumarole.framework.settings import Settings
 
-DESCRIPTION = "Batch scheduling with Volcano's semantics: schedule a snapshot, simulate a workload."
+DESCRIPTION = (
+    "Batch scheduling with Volcano's semantics: schedule a snapshot, simulate a workload, check a conf."
+)
 
 
 def _configure_logging(settings: Settings) -> None:
@@ -34,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fumarole", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"fumarole {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (schedule, simulate):
+    for command in (schedule, simulate, conf):
         command.register(commands)
     return parser
 

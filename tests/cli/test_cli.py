@@ -29,6 +29,19 @@ def test_version_is_the_installed_distributions(fumarole: Run) -> None:
             "fumarole: error: argument command: invalid choice: 'frobnicate'",
             id="unknown-command",
         ),
+        pytest.param(
+            ["conf"], "fumarole conf: error: the following arguments are required: command", id="conf"
+        ),
+        pytest.param(
+            ["conf", "lint"],
+            "fumarole conf: error: argument command: invalid choice: 'lint'",
+            id="unknown-conf-subcommand",
+        ),
+        pytest.param(
+            ["conf", "validate"],
+            "fumarole conf validate: error: the following arguments are required: FILE",
+            id="validate-without-a-file",
+        ),
     ],
 )
 def test_usage_errors_exit_2_with_argparses_message(fumarole: Run, args: list[str], last_line: str) -> None:

@@ -199,6 +199,32 @@ def test_a_conf_built_in_code_keeps_unset_flags_disabled() -> None:
     assert [flag for flag, value in _flags(every).items() if value is not True] == ["enabled_hierarchy"]
 
 
+def test_resolved_writes_every_flag_as_the_session_reads_it(registry: Registry) -> None:
+    loaded = parse_conf('actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n', "c.yaml", registry)
+    built = SchedulerConf(actions="allocate", tiers=[Tier(plugins=[PluginOption(name="gang")])])
+    expected_loaded = {key: key not in ("enableHierarchy", "enabledClusterOrder") for key in VOLCANO_FLAGS}
+    assert loaded.resolved().tiers[0].plugins[0].flags == expected_loaded
+    assert built.resolved().tiers[0].plugins[0].flags == dict.fromkeys(VOLCANO_FLAGS, False)
+    assert loaded.resolved().source == "c.yaml"
+
+
+def test_to_text_is_a_volcano_conf_that_parses_back(registry: Registry) -> None:
+    conf = parse_conf(
+        "actions: enqueue,allocate\ntiers:\n- plugins:\n  - name: gang\n    enableJobOrder: false\n"
+        "configurations:\n- name: allocate\n  arguments: {predicateErrorCacheEnable: false}\n",
+        "c.yaml",
+        registry,
+        apply_defaults=False,
+    )
+    assert conf.to_text() == (
+        'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n    enableJobOrder: false\n'
+        "configurations:\n- name: allocate\n  arguments:\n    predicateErrorCacheEnable: false\n"
+    )
+    assert (
+        parse_conf(conf.to_text(), "again.yaml", registry, apply_defaults=False).to_yaml() == conf.to_yaml()
+    )
+
+
 def test_actions_arguments_and_configurations(registry: Registry) -> None:
     text = """\
 actions: " enqueue,allocate , backfill "
