@@ -15,14 +15,15 @@ from loguru import logger
 from pydantic import ValidationError
 
 from fumarole import __version__
-from fumarole.commands import EXIT_BAD_INPUT, UsageError, conf, schedule, simulate
+from fumarole.commands import EXIT_BAD_INPUT, UsageError, conf, plugins, schedule, simulate
 from fumarole.framework.cache import SnapshotError
 from fumarole.framework.conf import ConfError
 from fumarole.framework.registry import RegistryError
 from fumarole.framework.settings import Settings
 
 DESCRIPTION = (
-    "Batch scheduling with Volcano's semantics: schedule a snapshot, simulate a workload, check a conf."
+    "Batch scheduling with Volcano's semantics: schedule a snapshot, simulate a workload, list the "
+    "installed plugins, check a conf."
 )
 
 
@@ -36,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fumarole", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"fumarole {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (schedule, simulate, conf):
+    for command in (schedule, simulate, plugins, conf):
         command.register(commands)
     return parser
 

@@ -124,7 +124,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.compare:
         if args.conf:
             raise UsageError("give either --conf or --compare, not both")
-        titles, summaries, walls = [], [], []
+        titles: list[str] = []
+        summaries: list[dict[str, Any]] = []
+        walls: list[float] = []
         for conf_path in args.compare:
             title = Path(conf_path).stem
             if title in titles:

@@ -30,6 +30,16 @@ def test_version_is_the_installed_distributions(fumarole: Run) -> None:
             id="unknown-command",
         ),
         pytest.param(
+            ["plugins"],
+            "fumarole plugins: error: the following arguments are required: command",
+            id="plugins",
+        ),
+        pytest.param(
+            ["plugins", "list", "--format", "yaml"],
+            "fumarole plugins list: error: argument --format: invalid choice: 'yaml'",
+            id="plugins-list-unknown-format",
+        ),
+        pytest.param(
             ["conf"], "fumarole conf: error: the following arguments are required: command", id="conf"
         ),
         pytest.param(
