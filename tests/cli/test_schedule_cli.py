@@ -304,6 +304,7 @@ FILES: dict[str, str] = {
     "broken-plugin.yaml": 'actions: "bindfirst"\ntiers:\n- plugins:\n  - name: firstfit\n  - name: broken\n',
     "unknown-action.yaml": 'actions: "bindfirst, allocat"\ntiers:\n- plugins:\n  - name: firstfit\n',
     "bad-pod.yaml": BAD_POD,
+    "not-yaml.yaml": 'actions: "bindfirst\ntiers: []\n',
     "delete-in-snapshot.yaml": (
         "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {fumarole.io/delete: 'true'}\n"
     ),
@@ -351,6 +352,17 @@ FILES: dict[str, str] = {
             ["--conf", "absent.yaml", "--snapshot", "cluster.yaml"],
             "absent.yaml: cannot read the conf: No such file or directory",
             id="conf-missing",
+        ),
+        pytest.param(
+            ["--conf", ".", "--snapshot", "cluster.yaml"],
+            ".: cannot read the conf: Is a directory",
+            id="conf-directory",
+        ),
+        pytest.param(
+            ["--conf", "not-yaml.yaml", "--snapshot", "cluster.yaml"],
+            "not-yaml.yaml:3: not valid YAML: found unexpected end of stream "
+            "(while scanning a quoted scalar at line 1)",
+            id="conf-not-yaml",
         ),
         pytest.param(
             [*BASE, "--snapshot", "bad-pod.yaml"],
