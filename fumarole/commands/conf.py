@@ -45,7 +45,11 @@ def register(commands: Any) -> None:
     )
     validate.add_argument("files", nargs="+", metavar="FILE", help="a conf, or the ConfigMap that wraps it")
     validate.set_defaults(run=run_validate)
-    show = conf_commands.add_parser("show", help=SHOW_HELP, description=SHOW_HELP[0].upper() + SHOW_HELP[1:])
+    show = conf_commands.add_parser(
+        "show",
+        help="print a conf after Volcano's defaulting, every enable flag resolved",
+        description=SHOW_HELP[0].upper() + SHOW_HELP[1:] + ".",
+    )
     show.add_argument(
         "file",
         nargs="?",
