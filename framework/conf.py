@@ -20,8 +20,11 @@ becomes true, except ``enableHierarchy`` and ``enabledClusterOrder``); confs bui
 Every problem is reported, not only the first, each with the file, the line and the key: unknown
 keys, wrongly typed flags or arguments, unknown or empty action names (Volcano fails on
 ``"enqueue, allocate,"`` too), unknown or duplicate plugins, a plugin whose builder reports another
-name, and ``drf`` with ``enableHierarchy`` in a tier with ``proportion``. A ConfigMap holding the conf
-under ``data.<name>.conf`` is accepted too.
+name, and ``drf`` with ``enableHierarchy`` in a tier with ``proportion``. An invalid entry does not
+hide the rest of it: its name, well-typed flags and arguments are still checked. A YAML syntax error is
+one line too (``conf.yaml:5: not valid YAML: <problem>``, Volcano's ``yaml: line 5: <problem>``). A
+ConfigMap holding the conf under ``data.<name>.conf`` is accepted too; lines are those of the outer file.
+(Volcano stops at the first error, and ignores unknown keys: docs/differences.md.)
 
 fumarole reads one configuration of its own, ignored by Volcano: ``- name: voting`` with
 ``arguments: {emptyIntersection: undecided | noVictims}`` chooses how an empty intersection of victims
@@ -64,6 +67,9 @@ tiers:
 """
 """Volcano's built-in default conf (``DefaultSchedulerConf`` in pkg/scheduler/util.go)."""
 
+DEFAULT_CONF_SOURCE = "<default conf>"
+"""How messages name the default conf."""
+
 VOTING = "voting"
 """The name of fumarole's own configuration entry."""
 
@@ -74,6 +80,10 @@ class ConfError(ValueError):
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
         super().__init__(message)
         self.problems = problems if problems is not None else [message]
+
+
+class ConfUnreadable(ConfError):
+    """A conf file that cannot be read at all (missing, a directory, no permission)."""
 
 
 class _Strict(BaseModel):
@@ -121,6 +131,10 @@ class PluginOption(_Strict):
         """``ApplyPluginConfDefaults``: unset flags become true, except the ones Volcano leaves unset."""
         defaulted = {flag.key: True for flag in FLAGS if flag.defaulted and flag.key not in self.flags}
         return self.model_copy(update={"flags": {**self.flags, **defaulted}})
+
+    def resolved(self) -> PluginOption:
+        """Every flag written out as the session reads it (``isEnabled``: unset is false)."""
+        return self.model_copy(update={"flags": {flag.key: self.is_enabled(flag) for flag in FLAGS}})
 
     @classmethod
     def all_enabled(cls, name: str, **overrides: Any) -> PluginOption:
@@ -199,6 +213,22 @@ class SchedulerConf(_Strict):
         twin._source = self._source
         return twin
 
+    def resolved(self) -> SchedulerConf:
+        """Every plugin's flags written out as true or false (see ``PluginOption.resolved``)."""
+        tiers = [Tier(plugins=[plugin.resolved() for plugin in tier.plugins]) for tier in self.tiers]
+        twin = self.model_copy(update={"tiers": tiers})
+        twin._source = self._source
+        return twin
+
+    def to_text(self) -> str:
+        """The conf as a Volcano conf file: ``to_yaml`` dumped, the actions quoted as Volcano writes them."""
+        document = self.to_yaml()
+        document["actions"] = _Quoted(document["actions"])
+        text: str = yaml.dump(
+            document, Dumper=_ConfDumper, sort_keys=False, allow_unicode=True, width=1 << 16
+        )
+        return text
+
     def to_yaml(self) -> dict[str, Any]:
         """The conf as Volcano's YAML spells it."""
         out: dict[str, Any] = {
@@ -210,6 +240,19 @@ class SchedulerConf(_Strict):
         if self.metrics:
             out["metrics"] = dict(self.metrics)
         return out
+
+
+class _Quoted(str):
+    """A string dumped in double quotes."""
+
+
+class _ConfDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, quoting ``_Quoted`` strings."""
+
+
+_ConfDumper.add_representer(
+    _Quoted, lambda dumper, data: dumper.represent_scalar("tag:yaml.org,2002:str", str(data), style='"')
+)
 
 
 # ---------------------------------------------------------------------------------------- problems
@@ -271,9 +314,8 @@ def format_validation_error(source: str, error: ValidationError, prefix: str = "
     return "\n".join(lines)
 
 
-def _raise(source: str, problems: list[Problem], lines: YamlLines | None) -> None:
-    if not problems:
-        return
+def conf_error(source: str, problems: list[Problem], lines: YamlLines | None) -> ConfError:
+    """One error for every problem, one line each (``<source>:<line>: <key>: <what>``), in line order."""
     rendered: list[tuple[int, int, str]] = []
     for index, problem in enumerate(problems):
         line = lines.line(as_written(problem.loc)) if lines is not None and problem.loc else None
@@ -285,28 +327,83 @@ def _raise(source: str, problems: list[Problem], lines: YamlLines | None) -> Non
         )
         rendered.append((line if line is not None else 1 << 30, index, text))
     texts = [text for _, _, text in sorted(rendered)]
-    raise ConfError("\n".join(texts), texts)
+    return ConfError("\n".join(texts), texts)
 
 
 # ---------------------------------------------------------------------------------------- loading
+def yaml_problem(source: str, error: yaml.YAMLError, offset: int = 0) -> str:
+    """A YAML syntax error on one line, Volcano's ``yaml: line N: <problem>`` in fumarole's shape:
+    ``<source>:<line>: not valid YAML: <problem> (<context> at line <n>)``."""
+    problem_mark = getattr(error, "problem_mark", None)
+    context_mark = getattr(error, "context_mark", None)
+    mark = problem_mark or context_mark
+    where = f"{source}:{mark.line + 1 + offset}" if mark is not None else source
+    problem = getattr(error, "problem", None) or getattr(error, "context", None)
+    problem = problem.removeprefix("but ") if isinstance(problem, str) else problem
+    if not problem:
+        return f"{where}: not valid YAML: {' '.join(str(error).split())}"
+    context = getattr(error, "context", None) if problem_mark is not None else None
+    detail = f" ({context} at line {context_mark.line + 1 + offset})" if context and context_mark else ""
+    return f"{where}: not valid YAML: {problem}{detail}"
+
+
 def _unwrap_configmap(
     document: Mapping[str, Any], source: str, lines: YamlLines
 ) -> tuple[Mapping[str, Any], YamlLines]:
+    """The conf a ConfigMap holds under ``data.<name>.conf``; its lines are counted in the outer file."""
     if document.get("kind") != "ConfigMap":
         return document, lines
-    data = document.get("data") or {}
+    data = document.get("data")
+    if not isinstance(data, Mapping):
+        raise conf_error(source, [Problem(("data",), "a ConfigMap's data must be a mapping")], lines)
     for key, text in data.items():
         if str(key).endswith(".conf"):
-            inner = yaml.safe_load(text)
-            if not isinstance(inner, Mapping):
-                raise ConfError(f"{source}: data.{key}: the embedded conf is not a mapping")
             start = lines.value_line(("data", key)) or 1
+            try:
+                inner = yaml.load(str(text), Loader=SAFE_LOADER)
+            except yaml.YAMLError as exc:
+                message = yaml_problem(source, exc, offset=start - 1)
+                raise ConfError(message) from exc
+            if not isinstance(inner, Mapping):
+                problem = Problem(("data", key), "the embedded conf is not a mapping")
+                raise conf_error(source, [problem], lines)
             return inner, YamlLines.of(str(text), offset=start - 1)
-    raise ConfError(f"{source}: ConfigMap has no data key ending in .conf")
+    raise conf_error(source, [Problem(("data",), "ConfigMap has no data key ending in .conf")], lines)
+
+
+def _string_keys(value: Any) -> dict[str, Any]:
+    return {k: v for k, v in value.items() if isinstance(k, str)} if isinstance(value, Mapping) else {}
+
+
+def _partial_plugin(item: Any) -> PluginOption:
+    """What an invalid plugin entry says that is valid: its name, its well-typed flags (either
+    spelling, or under ``flags``) and its arguments, so that their checks still run."""
+    if not isinstance(item, Mapping):
+        return PluginOption(name="")
+    written = {**_string_keys(item.get("flags")), **_string_keys(item)}
+    flags = {
+        flag.key: value
+        for key, value in written.items()
+        if (flag := flag_specs.BY_NAME.get(key)) is not None and isinstance(value, bool)
+    }
+    name = item.get("name")
+    return PluginOption(
+        name=name if isinstance(name, str) else "",
+        flags=flags,
+        arguments=_string_keys(item.get("arguments")),
+    )
+
+
+def _partial_configuration(item: Any) -> Configuration:
+    """An invalid configuration entry's name and arguments, so that its arguments are still checked."""
+    name = item.get("name") if isinstance(item, Mapping) else None
+    arguments = _string_keys(item.get("arguments")) if isinstance(item, Mapping) else {}
+    return Configuration(name=name if isinstance(name, str) else "", arguments=arguments)
 
 
 def _partial(document: Mapping[str, Any]) -> SchedulerConf:
-    """The parts of an invalid document that do validate, so later checks still run on them."""
+    """The parts of an invalid document that do validate, so later checks still run on them: every
+    problem is reported, not only those of the first invalid entry."""
     actions = document.get("actions")
     tiers: list[Tier] = []
     for tier in document.get("tiers") or [] if isinstance(document.get("tiers"), list) else []:
@@ -316,11 +413,7 @@ def _partial(document: Mapping[str, Any]) -> SchedulerConf:
             try:
                 plugins.append(PluginOption.model_validate(item))
             except ValidationError:
-                plugins.append(
-                    PluginOption(name=item.get("name", ""))
-                    if isinstance(item, Mapping) and isinstance(item.get("name"), str)
-                    else PluginOption(name="")
-                )
+                plugins.append(_partial_plugin(item))
         tiers.append(Tier(plugins=plugins))
     configurations: list[Configuration] = []
     raw_configurations = document.get("configurations")
@@ -328,7 +421,7 @@ def _partial(document: Mapping[str, Any]) -> SchedulerConf:
         try:
             configurations.append(Configuration.model_validate(item))
         except ValidationError:
-            configurations.append(Configuration(name=""))
+            configurations.append(_partial_configuration(item))
     return SchedulerConf(
         actions=actions if isinstance(actions, str) else "", tiers=tiers, configurations=configurations
     )
@@ -347,7 +440,8 @@ def parse_conf(
     try:
         document = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
-        raise ConfError(f"{source}: not valid YAML: {exc}") from exc
+        message = yaml_problem(source, exc) if line_numbers else f"{source}: not valid YAML: {exc}"
+        raise ConfError(message) from exc
     if document is None:
         raise ConfError(f"{source}: the conf is empty")
     if not isinstance(document, Mapping):
@@ -364,7 +458,8 @@ def parse_conf(
             conf = conf.model_copy(update={"actions": "<invalid>"})
     conf = conf.with_source(source)
     problems.extend(conf_problems(conf, registry))
-    _raise(source, problems, lines)
+    if problems:
+        raise conf_error(source, problems, lines)
     if apply_defaults:
         conf = conf.with_defaults()
     return conf
@@ -373,18 +468,33 @@ def parse_conf(
 def load_conf(
     path: str | Path, registry: Registry | None = None, *, apply_defaults: bool = True
 ) -> SchedulerConf:
-    """Read a conf file (Volcano defaulting applied unless ``apply_defaults`` is false)."""
+    """Read a conf file (Volcano defaulting applied unless ``apply_defaults`` is false).
+
+    ``ConfUnreadable`` when the file cannot be read; ``ConfError`` listing every problem otherwise
+    (text that is not UTF-8 is one, with its line)."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
-        raise ConfError(f"{path}: cannot read the conf: {exc.strerror or exc}") from exc
+        raise ConfUnreadable(f"{path}: cannot read the conf: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x})") from exc
     return parse_conf(text, str(path), registry, apply_defaults=apply_defaults)
+
+
+def default_conf(registry: Registry | None = None, *, apply_defaults: bool = True) -> SchedulerConf:
+    """Volcano's default conf, what Volcano's scheduler uses when it is given no conf file."""
+    return parse_conf(DEFAULT_CONF_TEXT, DEFAULT_CONF_SOURCE, registry, apply_defaults=apply_defaults)
 
 
 def validate_conf(conf: SchedulerConf, registry: Registry | None) -> None:
     """Raise a ``ConfError`` listing every problem of a conf built in code."""
-    _raise(conf.source, conf_problems(conf, registry), None)
+    problems = conf_problems(conf, registry)
+    if problems:
+        raise conf_error(conf.source, problems, None)
 
 
 def conf_problems(conf: SchedulerConf, registry: Registry | None) -> list[Problem]:

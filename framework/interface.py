@@ -57,7 +57,11 @@ class Action(Protocol):
 
 class PluginArguments(BaseModel):
     """Base of the arguments models: unknown keys are errors, aliases carry Volcano's key spelling,
-    the validated arguments are read-only (one instance serves every session)."""
+    the validated arguments are read-only (one instance serves every session).
+
+    ``fumarole plugins list`` shows each field's alias, type and default. A model that accepts a
+    family of extra keys (``extra="allow"``) may name it in a ``dynamic_keys`` class attribute
+    (``ClassVar[str]``, e.g. ``"binpack.resources.<name>"``)."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 

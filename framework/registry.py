@@ -13,7 +13,8 @@ in-process extensions (tests, notebooks) that take precedence.
 ``load`` imports exactly the names a conf uses, in conf order; an entry point that fails to import
 is an error naming the entry point and the cause, never a log line. ``load_plugin`` validates a
 plugin's arguments with its model and builds it once: a builder whose plugin reports a ``name`` other
-than its entry-point name is an error naming both (its functions are registered under the conf name).
+than its entry-point name is an error naming both (its functions are registered under the conf name);
+so is a builder that raises.
 """
 
 from __future__ import annotations
@@ -254,7 +255,12 @@ class Registry:
             return self._plugins_loaded[key]
         builder = self.plugin_builder(conf_name)
         loaded = LoadedPlugin(conf_name, builder, validate_arguments(arguments_model(builder), arguments))
-        plugin = loaded.build()
+        try:
+            plugin = loaded.build()
+        except ValidationError:
+            raise
+        except Exception as exc:  # a third-party builder's bug is a conf error, not a crash
+            raise RegistryError(f"plugin {conf_name!r} failed to build: {type(exc).__name__}: {exc}") from exc
         reported = getattr(plugin, "name", None)
         expected = self._canonical(conf_name)
         if reported != expected:

@@ -21,7 +21,7 @@ rows; Volcano registers the same score node by node), and nothing when ``binpack
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from fumarole.framework.api.resource import CPU, MEMORY
@@ -48,6 +48,7 @@ class BinpackArguments(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=True)
     __pydantic_extra__: dict[str, ResourceWeight] = Field(init=False)  # type: ignore[assignment]
+    dynamic_keys: ClassVar[str] = BINPACK_RESOURCES_PREFIX + "<name>"
 
     weight: StrictInt = Field(1, alias="binpack.weight")
     cpu: StrictInt = Field(1, alias="binpack.cpu")

@@ -16,7 +16,7 @@ Keys (Go types; a wrongly typed value is a conf error, where Volcano logs it and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from fumarole.framework.api.go_bool import GoBool
 from fumarole.framework.api.resource import CPU, MEMORY
@@ -63,6 +63,7 @@ class NetworkTopologyAwareArguments(BaseModel):
 
     model_config = ConfigDict(extra="allow", populate_by_name=True, frozen=True)
     __pydantic_extra__: dict[str, ResourceWeight] = Field(init=False)  # type: ignore[assignment]
+    dynamic_keys: ClassVar[str] = BINPACK_RESOURCES_PREFIX + "<name>"
 
     weight: StrictInt = Field(DEFAULT_WEIGHT, alias=WEIGHT)
     cpu: StrictInt = Field(DEFAULT_WEIGHT, alias=BINPACK_CPU)

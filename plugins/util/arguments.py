@@ -5,7 +5,8 @@ pydantic model that allows extra keys only in the family. ``mark_unknown_keys`` 
 ``mode="before"`` validator) wraps every value whose key is neither fixed nor in the family in an
 ``UnknownKey``; the extra fields are typed ``ResourceWeight``, which rejects an ``UnknownKey`` as
 ``extra_forbidden`` and takes a strict integer otherwise. The conf loader then names the file and
-the key. Used by binpack and network-topology-aware.
+the key. Used by binpack and network-topology-aware, whose models name the family in their
+``dynamic_keys`` class attribute (``binpack.resources.<name>``) for ``fumarole plugins list``.
 """
 
 from __future__ import annotations

@@ -23,7 +23,8 @@ from typing import Any
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
 TESTPLUGINS = FIXTURES / "testplugins"
 MANIFESTS = FIXTURES / "manifests"
 TEST_PLUGINS = {"broken", "firstfit", "trace-a", "trace-b", "trace-c"}
@@ -222,6 +223,26 @@ def test_conf_from_the_environment(workdir: Path) -> None:
     ) == {"cycles": [CYCLE_1]}
 
 
+def test_the_conf_option_wins_over_the_environment(workdir: Path) -> None:
+    env = {"FUMAROLE_CONF": "absent.yaml"}
+    assert succeeded(schedule(workdir, *BASE, env=env)) == {"cycles": [CYCLE_1]}
+
+
+def test_without_a_conf_volcanos_default_conf_is_used(workdir: Path) -> None:
+    snapshots = ["--snapshot", "cluster.yaml", "--snapshot", "workload.yaml"]
+    default = schedule(workdir, *snapshots)
+    shipped = schedule(workdir, "--conf", str(ROOT / "conf" / "default.yaml"), *snapshots)
+    assert (default.returncode, default.stderr) == (0, "")
+    assert default.stdout == shipped.stdout
+    assert [bind["pod"] for bind in json.loads(default.stdout)["cycles"][0]["binds"]] == ["ns/a-0", "ns/a-1"]
+    told = schedule(workdir, *snapshots, env={"FUMAROLE_LOG_LEVEL": "INFO"})
+    assert told.stdout == default.stdout
+    assert told.stderr.splitlines()[0] == (
+        "INFO     no --conf and no FUMAROLE_CONF: using Volcano's default conf (actions: enqueue, allocate, "
+        "backfill; tiers: priority, gang, conformance | overcommit, drf, predicates, proportion, nodeorder)"
+    )
+
+
 def test_log_level_from_the_environment(workdir: Path) -> None:
     result = schedule(workdir, *BASE, env={"FUMAROLE_LOG_LEVEL": "INFO"})
     assert result.returncode == 0
@@ -283,6 +304,7 @@ FILES: dict[str, str] = {
     "broken-plugin.yaml": 'actions: "bindfirst"\ntiers:\n- plugins:\n  - name: firstfit\n  - name: broken\n',
     "unknown-action.yaml": 'actions: "bindfirst, allocat"\ntiers:\n- plugins:\n  - name: firstfit\n',
     "bad-pod.yaml": BAD_POD,
+    "not-yaml.yaml": 'actions: "bindfirst\ntiers: []\n',
     "delete-in-snapshot.yaml": (
         "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {fumarole.io/delete: 'true'}\n"
     ),
@@ -332,9 +354,15 @@ FILES: dict[str, str] = {
             id="conf-missing",
         ),
         pytest.param(
-            ["--snapshot", "cluster.yaml"],
-            "no conf: pass --conf CONF.yaml or set FUMAROLE_CONF",
-            id="no-conf",
+            ["--conf", ".", "--snapshot", "cluster.yaml"],
+            ".: cannot read the conf: Is a directory",
+            id="conf-directory",
+        ),
+        pytest.param(
+            ["--conf", "not-yaml.yaml", "--snapshot", "cluster.yaml"],
+            "not-yaml.yaml:3: not valid YAML: found unexpected end of stream "
+            "(while scanning a quoted scalar at line 1)",
+            id="conf-not-yaml",
         ),
         pytest.param(
             [*BASE, "--snapshot", "bad-pod.yaml"],

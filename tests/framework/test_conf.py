@@ -17,6 +17,7 @@ from fumarole.framework.conf import (
     PluginOption,
     SchedulerConf,
     Tier,
+    default_conf,
     load_conf,
     parse_conf,
 )
@@ -26,7 +27,8 @@ from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-MANIFESTS = Path(__file__).resolve().parent.parent / "fixtures" / "manifests"
+ROOT = Path(__file__).resolve().parents[2]
+MANIFESTS = ROOT / "tests" / "fixtures" / "manifests"
 
 # Volcano's YAML keys (pkg/scheduler/conf/scheduler_conf.go) -> fumarole's PluginOption fields.
 VOLCANO_FLAGS = {
@@ -197,6 +199,32 @@ def test_a_conf_built_in_code_keeps_unset_flags_disabled() -> None:
     assert [flag for flag, value in _flags(every).items() if value is not True] == ["enabled_hierarchy"]
 
 
+def test_resolved_writes_every_flag_as_the_session_reads_it(registry: Registry) -> None:
+    loaded = parse_conf('actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n', "c.yaml", registry)
+    built = SchedulerConf(actions="allocate", tiers=[Tier(plugins=[PluginOption(name="gang")])])
+    expected_loaded = {key: key not in ("enableHierarchy", "enabledClusterOrder") for key in VOLCANO_FLAGS}
+    assert loaded.resolved().tiers[0].plugins[0].flags == expected_loaded
+    assert built.resolved().tiers[0].plugins[0].flags == dict.fromkeys(VOLCANO_FLAGS, False)
+    assert loaded.resolved().source == "c.yaml"
+
+
+def test_to_text_is_a_volcano_conf_that_parses_back(registry: Registry) -> None:
+    conf = parse_conf(
+        "actions: enqueue,allocate\ntiers:\n- plugins:\n  - name: gang\n    enableJobOrder: false\n"
+        "configurations:\n- name: allocate\n  arguments: {predicateErrorCacheEnable: false}\n",
+        "c.yaml",
+        registry,
+        apply_defaults=False,
+    )
+    assert conf.to_text() == (
+        'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n    enableJobOrder: false\n'
+        "configurations:\n- name: allocate\n  arguments:\n    predicateErrorCacheEnable: false\n"
+    )
+    assert (
+        parse_conf(conf.to_text(), "again.yaml", registry, apply_defaults=False).to_yaml() == conf.to_yaml()
+    )
+
+
 def test_actions_arguments_and_configurations(registry: Registry) -> None:
     text = """\
 actions: " enqueue,allocate , backfill "
@@ -233,12 +261,15 @@ metrics:
 
 
 def test_volcano_default_conf(registry: Registry) -> None:
-    conf = parse_conf(DEFAULT_CONF_TEXT, "<default>", registry)
+    conf = default_conf(registry)
+    assert conf.source == "<default conf>"
     assert conf.action_names == ["enqueue", "allocate", "backfill"]
     assert [[p.name for p in tier.plugins] for tier in conf.tiers] == [
         ["priority", "gang", "conformance"],
         ["overcommit", "drf", "predicates", "proportion", "nodeorder"],
     ]
+    assert conf == parse_conf(DEFAULT_CONF_TEXT, "<default conf>", registry)
+    assert conf.to_yaml() == load_conf(ROOT / "conf" / "default.yaml", registry).to_yaml()
 
 
 def test_a_configmap_wrapped_conf_is_accepted(registry: Registry) -> None:
@@ -370,8 +401,37 @@ def _conf(*plugin_lines: str, actions: str = "allocate") -> str:
         ),
         pytest.param(
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  readme: hi\n",
-            "conf.yaml: ConfigMap has no data key ending in .conf",
+            "conf.yaml:4: data: ConfigMap has no data key ending in .conf",
             id="configmap-without-conf",
+        ),
+        pytest.param(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: [s.conf]\n",
+            "conf.yaml:4: data: a ConfigMap's data must be a mapping",
+            id="configmap-data-not-a-mapping",
+        ),
+        pytest.param(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  s.conf: |\n    - allocate\n",
+            "conf.yaml:5: data.s.conf: the embedded conf is not a mapping",
+            id="configmap-conf-not-a-mapping",
+        ),
+        pytest.param(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+            "data:\n  s.conf: |\n    actions: allocate\n    tiers: 'x\n    - plugins: []\n",
+            "conf.yaml:9: not valid YAML: found unexpected end of stream "
+            "(while scanning a quoted scalar at line 7)",
+            id="configmap-conf-not-yaml",
+        ),
+        pytest.param(
+            'actions: "allocate\ntiers:\n- plugins:\n  - name: gang\n',
+            "conf.yaml:5: not valid YAML: found unexpected end of stream "
+            "(while scanning a quoted scalar at line 1)",
+            id="not-yaml-unclosed-quote",
+        ),
+        pytest.param(
+            'actions: "allocate"\n---\nactions: "enqueue"\n',
+            "conf.yaml:2: not valid YAML: found another document "
+            "(expected a single document in the stream at line 1)",
+            id="not-yaml-two-documents",
         ),
         pytest.param(
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
@@ -386,6 +446,114 @@ def test_bad_confs_name_the_file_and_the_key(registry: Registry, text: str, mess
     with pytest.raises(ConfError) as info:
         parse_conf(text, "conf.yaml", registry)
     assert str(info.value) == message
+
+
+# Each case holds several mistakes; none may hide another (the partial conf keeps what is valid of
+# an invalid entry: its name, its well-typed flags, its arguments).
+@pytest.mark.parametrize(
+    ("text", "problems"),
+    [
+        pytest.param(
+            'actions: "allocate"\ntiers:\n- plugins:\n  - name: gang\n    enableJobOrdr: true\n'
+            "- plugins:\n  - name: gnag\n  - name: binpack\n    arguments: {binpack.weight: heavy}\n",
+            [
+                "conf.yaml:5: tiers[0].plugins[0].enableJobOrdr: unknown key",
+                f"conf.yaml:7: tiers[1].plugins[0].name: unknown plugin 'gnag' (known: {KNOWN})",
+                "conf.yaml:9: tiers[1].plugins[1].arguments.binpack.weight: Input should be a valid integer, "
+                "unable to parse string as an integer (got 'heavy')",
+            ],
+            id="flag-key-plugin-name-argument-type-in-three-entries",
+        ),
+        pytest.param(
+            _conf("  - name: binpack", "    enableJobOrdr: true", "    arguments: {binpack.weight: heavy}"),
+            [
+                "conf.yaml:5: tiers[0].plugins[0].enableJobOrdr: unknown key",
+                "conf.yaml:6: tiers[0].plugins[0].arguments.binpack.weight: Input should be a valid integer, "
+                "unable to parse string as an integer (got 'heavy')",
+            ],
+            id="unknown-flag-key-and-argument-type-in-one-entry",
+        ),
+        pytest.param(
+            _conf("  - name: binpack", '    enableJobOrder: "yes"', "    arguments: {binpack.wieght: 2}"),
+            [
+                "conf.yaml:5: tiers[0].plugins[0].enableJobOrder: "
+                "Input should be a valid boolean (got 'yes')",
+                "conf.yaml:6: tiers[0].plugins[0].arguments.binpack.wieght: unknown key",
+            ],
+            id="flag-type-and-unknown-argument-in-one-entry",
+        ),
+        pytest.param(
+            _conf(
+                "  - name: drf",
+                "    enableHierarchy: true",
+                "    enableJobOrder: 1",
+                "  - name: proportion",
+            ),
+            [
+                "conf.yaml:3: tiers[0]: proportion and drf with enableHierarchy: true conflict in one tier",
+                "conf.yaml:6: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 1)",
+            ],
+            id="hierarchy-conflict-of-an-entry-with-a-bad-flag",
+        ),
+        pytest.param(
+            _conf(
+                "  - name: gang", "  - name: gang", "    enableTaskOrdr: false", actions="enqueue, alocate"
+            ),
+            [
+                f"conf.yaml:1: actions: unknown action 'alocate' (known: {ACTIONS})",
+                "conf.yaml:5: tiers[0].plugins[1].name: plugin 'gang' is listed twice "
+                "(first at tiers[0].plugins[0])",
+                "conf.yaml:6: tiers[0].plugins[1].enableTaskOrdr: unknown key",
+            ],
+            id="unknown-action-duplicate-plugin-unknown-flag-key",
+        ),
+        pytest.param(
+            'actions: "allocate"\nconfigurations:\n- name: allocate\n  argumnts: {}\n'
+            "  arguments: {predicateErrorCacheEnable: 3}\n",
+            [
+                "conf.yaml:4: configurations[0].argumnts: unknown key",
+                "conf.yaml:5: configurations[0].arguments.predicateErrorCacheEnable: Input should be a valid "
+                "boolean, unable to interpret input (got 3)",
+            ],
+            id="configuration-unknown-key-and-argument-type",
+        ),
+        pytest.param(
+            'actions: "allocate"\ntier: []\ntiers:\n- plugins:\n  - name: binpack\n    enableJobOrder: 2\n'
+            "    arguments: {a: 1}\n",
+            [
+                "conf.yaml:2: tier: unknown key",
+                "conf.yaml:6: tiers[0].plugins[0].enableJobOrder: Input should be a valid boolean (got 2)",
+                "conf.yaml:7: tiers[0].plugins[0].arguments.a: unknown key",
+            ],
+            id="top-level-key-flag-type-unknown-argument",
+        ),
+        pytest.param(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: volcano-scheduler-configmap}\ndata:\n"
+            "  volcano-scheduler.conf: |\n"
+            '    actions: "enqueue, allocate"\n'
+            "    tiers:\n"
+            "    - plugins:\n"
+            "      - name: gang\n"
+            "        enableJobOrdr: true\n"
+            "    - plugins:\n"
+            "      - name: gnag\n"
+            "      - name: binpack\n"
+            "        arguments: {binpack.weight: heavy}\n",
+            [
+                "conf.yaml:10: tiers[0].plugins[0].enableJobOrdr: unknown key",
+                f"conf.yaml:12: tiers[1].plugins[0].name: unknown plugin 'gnag' (known: {KNOWN})",
+                "conf.yaml:14: tiers[1].plugins[1].arguments.binpack.weight: "
+                "Input should be a valid integer, unable to parse string as an integer (got 'heavy')",
+            ],
+            id="configmap-wrapped-lines-in-the-outer-file",
+        ),
+    ],
+)
+def test_every_problem_is_reported_with_its_line(registry: Registry, text: str, problems: list[str]) -> None:
+    with pytest.raises(ConfError) as info:
+        parse_conf(text, "conf.yaml", registry)
+    assert info.value.problems == problems
+    assert str(info.value) == "\n".join(problems)
 
 
 def test_hdrf_and_proportion_in_different_tiers_is_fine(registry: Registry) -> None:

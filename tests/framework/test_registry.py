@@ -219,6 +219,41 @@ def test_conf_validation_reports_a_broken_entry_point_at_its_line(trace: ModuleT
     assert str(info.value) == f"c.yaml:4: tiers[0].plugins[0].name: {BROKEN_PLUGIN}"
 
 
+class _Raising:
+    name = "raising"
+
+    def __init__(self, arguments: Any) -> None:
+        raise ValueError("no room for this plugin")
+
+
+class _Misnamed(_Raising):
+    def __init__(self, arguments: Any) -> None:
+        self.name = "someone-else"
+
+
+@pytest.mark.parametrize(
+    ("builder", "message"),
+    [
+        pytest.param(
+            _Raising, "plugin 'raising' failed to build: ValueError: no room for this plugin", id="raises"
+        ),
+        pytest.param(
+            _Misnamed,
+            "plugin 'raising' builds a plugin named 'someone-else': a plugin's name must be its entry-point "
+            "name 'raising' (its functions are registered under its conf name)",
+            id="other-name",
+        ),
+    ],
+)
+def test_conf_validation_reports_a_builder_that_fails_at_its_line(builder: Any, message: str) -> None:
+    registry = Registry(entry_points=False)
+    registry.register_plugin("raising", builder)
+    registry.register_action("counting", object)
+    with pytest.raises(ConfError) as info:
+        parse_conf("actions: counting\ntiers:\n- plugins:\n  - name: raising\n", "c.yaml", registry)
+    assert info.value.problems == [f"c.yaml:4: tiers[0].plugins[0].name: {message}"]
+
+
 def _known(group: str) -> str:
     return ", ".join(sorted({ep.name for ep in metadata.entry_points(group=group)}))
 

@@ -18,12 +18,28 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+from fumarole.commands import EXIT_OK, UsageError
 from fumarole.framework.registry import Registry
 from fumarole.framework.settings import Settings
 
 
-class UsageError(ValueError):
-    pass
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "simulate", help="simulate a workload through the real scheduler over simulated time"
+    )
+    parser.add_argument("workload", nargs="?", help="workload YAML (see fumarole simulate --schema)")
+    parser.add_argument("--conf", help="scheduler conf (default: the workload's conf)")
+    parser.add_argument("--compare", nargs=2, metavar=("CONF_A", "CONF_B"), help="run two confs side by side")
+    parser.add_argument("--trace", help="Alibaba openb pod list CSV instead of a workload file")
+    parser.add_argument("--nodes", help="openb node list CSV for --trace")
+    parser.add_argument("--out", help="directory for summary.json, events.csv, timing.json and plots")
+    parser.add_argument("--seed", type=int, help="seed (default: the workload's)")
+    parser.add_argument("--horizon", type=float, help="simulated seconds (default: the workload's)")
+    parser.add_argument("--period", type=float, help="schedule period in seconds (default: the workload's)")
+    parser.add_argument("--wall-clock", action="store_true", help="also write wall_seconds into summary.json")
+    parser.add_argument("--schema", action="store_true", help="print the workload JSON schema and exit")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(run=run)
 
 
 def _workload(args: argparse.Namespace) -> Any:
@@ -90,13 +106,13 @@ def _run_one(
     return summary, sim.wall_seconds
 
 
-def simulate(args: argparse.Namespace, settings: Settings) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.schema:
         from fumarole.simulator.workload import Workload
 
         json.dump(Workload.model_json_schema(), sys.stdout, indent=2)
         sys.stdout.write("\n")
-        return 0
+        return EXIT_OK
     from fumarole.simulator.output import print_summary
     from fumarole.simulator.workload import WorkloadError
 
@@ -108,7 +124,9 @@ def simulate(args: argparse.Namespace, settings: Settings) -> int:
     if args.compare:
         if args.conf:
             raise UsageError("give either --conf or --compare, not both")
-        titles, summaries, walls = [], [], []
+        titles: list[str] = []
+        summaries: list[dict[str, Any]] = []
+        walls: list[float] = []
         for conf_path in args.compare:
             title = Path(conf_path).stem
             if title in titles:
@@ -118,8 +136,8 @@ def simulate(args: argparse.Namespace, settings: Settings) -> int:
             summaries.append(summary)
             walls.append(wall)
         print_summary(titles, summaries, walls)
-        return 0
+        return EXIT_OK
     title = Path(args.conf).stem if args.conf else "workload conf"
     summary, wall = _run_one(workload, args.conf, settings, out, args, title)
     print_summary([title], [summary], [wall])
-    return 0
+    return EXIT_OK

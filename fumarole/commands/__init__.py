@@ -1,0 +1,17 @@
+"""The subcommands of ``fumarole``, one module each.
+
+``schedule``, ``simulate``, ``plugins`` (``plugins list``) and ``conf`` (``conf validate``,
+``conf show``). Each module's ``register(subparsers)`` adds its parser and sets ``run(args, settings)``,
+which returns the exit status; ``fumarole.cli`` parses, configures logging, runs the command and
+turns the errors of bad input into exit status 2 with one message on standard error.
+"""
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+"""``conf validate`` found problems in a conf."""
+EXIT_BAD_INPUT = 2
+"""Bad input: a file that cannot be read or used, a bad option (argparse uses 2 as well)."""
+
+
+class UsageError(ValueError):
+    """Bad input the user can fix; printed as ``fumarole: <message>`` with exit status 2."""
