@@ -29,7 +29,7 @@ from fumarole.framework.interface import NoArguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
-from fumarole.framework.testing import (
+from fumarole.testing import (
     Harness,
     build_node,
     build_pod,

@@ -26,7 +26,7 @@ from fumarole.framework.interface import PluginArguments
 from fumarole.framework.registry import ACTIONS_GROUP, PLUGINS_GROUP, Registry, RegistryError
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from stevedore import ExtensionManager
 
 TESTPLUGINS = Path(__file__).resolve().parent.parent / "fixtures" / "testplugins"

@@ -16,7 +16,7 @@ from fumarole.framework.decisions import Bind, Eviction
 from fumarole.framework.interface import Event, EventHandler
 from fumarole.framework.session import Session
 from fumarole.framework.statement import StatementError
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

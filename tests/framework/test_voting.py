@@ -28,8 +28,8 @@ from fumarole.framework.api.batch_fit import BatchFit
 from fumarole.framework.conf import Configuration, PluginOption, SchedulerConf, Tier
 from fumarole.framework.extension_points import POINTS, RegistrationError
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.framework.voting import UNDECIDED
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 
 class Noop:

@@ -12,8 +12,8 @@ from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.binpack import BinpackArguments, BinpackPlugin, PriorityWeight
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

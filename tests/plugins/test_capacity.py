@@ -25,11 +25,11 @@ from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier
 from fumarole.framework.interface import NoArguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.capacity import CapacityPlugin, CapacityState
 from fumarole.plugins.capacity.arguments import CapacityArguments
 from fumarole.plugins.capacity.queue_attrs import QueueAttr, update_share
 from fumarole.plugins.priority import PriorityPlugin
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from loguru import logger
 from pydantic import ValidationError
 

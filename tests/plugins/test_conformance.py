@@ -12,7 +12,7 @@ from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.types import EvictionContext, EvictionKind
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_queue
+from fumarole.testing import Harness, build_node, build_pod, build_queue
 
 
 class NoopAction:

@@ -21,9 +21,9 @@ from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache.objects import KubeObject
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.drf import DrfPlugin
 from fumarole.plugins.proportion import ProportionPlugin
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 HIERARCHY = "volcano.sh/hierarchy"
 WEIGHTS = "volcano.sh/hierarchy-weights"

@@ -17,9 +17,9 @@ from fumarole.framework.api.types import EvictionContext, EvictionKind, Validate
 from fumarole.framework.cache.objects import PodGroupCondition
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.framework.voting import UNDECIDED, Undecided
 from fumarole.plugins.gang import should_skip_unschedulable_for_releasing
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 NODES = [
     build_node("n1", {"cpu": "8", "memory": "8Gi", "pods": "110"}),

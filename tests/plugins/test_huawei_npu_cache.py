@@ -12,7 +12,7 @@ from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache.objects import KubeObject
 from fumarole.framework.conf import PluginOption
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness
+from fumarole.testing import Harness
 from test_huawei_npu_objects import handler_of, harness, npu_conf, npu_node, npu_pod, npu_pod_group
 
 OWNER = "owner-train"

@@ -12,7 +12,6 @@ import pytest
 from fumarole.framework.cache.objects import ConfigMap, Node, Pod, PodGroup
 from fumarole.framework.conf import Configuration, PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.huawei_npu import HuaweiNpuPlugin
 from fumarole.plugins.huawei_npu.handler import HANDLER_KEY, ScheduleHandler
 from fumarole.plugins.huawei_npu.inputs import (
@@ -25,6 +24,7 @@ from fumarole.plugins.huawei_npu.inputs import (
     read_node,
 )
 from fumarole.policies.chips import ASCEND_310P, ASCEND_910, chip_prefix, format_chip_list
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 NS = "default"
 RANK = "hccl/rankIndex"

@@ -23,14 +23,6 @@ from fumarole.framework.api.types import SearchPurpose
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import (
-    Harness,
-    build_hyper_node,
-    build_node,
-    build_pod,
-    build_pod_group,
-    build_queue,
-)
 from fumarole.plugins.network_topology_aware import NetworkTopologyAwarePlugin
 from fumarole.plugins.network_topology_aware.arguments import (
     NetworkTopologyAwareArguments,
@@ -38,6 +30,14 @@ from fumarole.plugins.network_topology_aware.arguments import (
     PriorityWeight,
 )
 from fumarole.plugins.network_topology_aware.gradients import reverse_and_cap
+from fumarole.testing import (
+    Harness,
+    build_hyper_node,
+    build_node,
+    build_pod,
+    build_pod_group,
+    build_queue,
+)
 from pydantic import ValidationError
 
 NAME = "network-topology-aware"

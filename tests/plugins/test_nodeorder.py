@@ -16,9 +16,9 @@ from fumarole.framework.cache.objects import Node, Pod
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.nodeorder import NodeOrderPlugin, PriorityWeight
 from fumarole.plugins.nodeorder.plugin import NodeOrderArguments
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

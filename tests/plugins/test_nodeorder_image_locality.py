@@ -17,9 +17,9 @@ import pytest
 from fumarole.framework.cache.objects import Node
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.nodeorder import NodeOrderPlugin
 from fumarole.plugins.nodeorder.image_locality import ImageLocalityScorer
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 MI = 2**20
 NGINX = {"names": ["nginx:1.0"], "sizeBytes": 500 * MI}

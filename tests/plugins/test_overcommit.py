@@ -11,9 +11,9 @@ from fumarole.framework.api.resource import Resource
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.overcommit import OvercommitPlugin
 from fumarole.plugins.util import format_resource_names, inqueue_resource
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from loguru import logger
 
 GATED = {"schedulingGates": [{"name": "example.com/wait"}]}

@@ -10,8 +10,8 @@ import pytest
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.decisions import PodGroupEvent
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.util import format_resource_names
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 NODE = build_node("n1", {"cpu": "4", "memory": "8Gi", "pods": "110"})
 

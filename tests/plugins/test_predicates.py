@@ -17,11 +17,11 @@ from fumarole.framework.api.fit_errors import Code, FitErrors
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.predicates import PredicatesPlugin
 from fumarole.plugins.predicates.arguments import NO_EFFECT_KEYS, PredicatesArguments
 from fumarole.plugins.predicates.fit import PredicateFit
 from fumarole.plugins.predicates.plugin import STATE_KEY
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError

@@ -13,7 +13,9 @@ from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import EvictionContext, EvictionKind
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import (
+from fumarole.framework.voting import UNDECIDED, Undecided
+from fumarole.plugins.priority import PriorityPlugin
+from fumarole.testing import (
     Harness,
     build_node,
     build_pod,
@@ -21,8 +23,6 @@ from fumarole.framework.testing import (
     build_priority_class,
     build_queue,
 )
-from fumarole.framework.voting import UNDECIDED, Undecided
-from fumarole.plugins.priority import PriorityPlugin
 
 
 class NoopAction:

@@ -23,7 +23,6 @@ from fumarole.framework.cache.objects import KubeObject
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.interface import PluginArguments
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.proportion import (
     MAX_FLOAT64,
     STATE_KEY,
@@ -32,6 +31,7 @@ from fumarole.plugins.proportion import (
     semantic_equal,
 )
 from fumarole.plugins.util import inqueue_resource, resource_max
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 
 class NoopAction:
