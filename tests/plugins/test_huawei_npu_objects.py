@@ -30,13 +30,6 @@ NS = "default"
 RANK = "hccl/rankIndex"
 
 
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
-
-
 def chip_names(chips: Iterable[int], resource: str = ASCEND_910) -> str:
     return format_chip_list(chips, chip_prefix(resource))
 
@@ -219,12 +212,10 @@ def npu_conf(
 
 
 def harness(objects: Sequence[Any], conf: SchedulerConf | None = None, **kwargs: Any) -> Harness:
-    actions = {"noop": NoopAction, **kwargs.pop("actions", {})}
     return Harness(
         [build_queue("default"), *objects],
         conf if conf is not None else npu_conf(),
         plugins={"huawei-npu": HuaweiNpuPlugin, **kwargs.pop("plugins", {})},
-        actions=actions,
         **kwargs,
     )
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 from fumarole.framework.cache.objects import Node
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
+from fumarole.framework.conf import PluginOption
 from fumarole.framework.session import Session
 from fumarole.plugins.nodeorder import NodeOrderPlugin
 from fumarole.plugins.nodeorder.image_locality import ImageLocalityScorer
@@ -37,13 +37,6 @@ NODE_IMAGES: dict[str, list[dict[str, Any]]] = {
     "f": [],
 }
 NAMES = list(NODE_IMAGES)
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
 
 
 def open_session(containers: list[str], init_containers: list[str], weight: int) -> Session:
@@ -74,12 +67,8 @@ def open_session(containers: list[str], init_containers: list[str], weight: int)
         "imagelocality.weight": weight,
         "podtopologyspread.weight": 0,
     }
-    conf = SchedulerConf(
-        actions="noop",
-        tiers=[Tier(plugins=[PluginOption(name="nodeorder", enabled_node_order=True, arguments=arguments)])],
-    )
-    harness = Harness(objects, conf, plugins={"nodeorder": NodeOrderPlugin}, actions={"noop": NoopAction})
-    return harness.open_session()
+    option = PluginOption(name="nodeorder", enabled_node_order=True, arguments=arguments)
+    return Harness(objects, [[option]], plugins={"nodeorder": NodeOrderPlugin}).open_session()
 
 
 @pytest.mark.parametrize(

@@ -16,13 +16,6 @@ from fumarole.testing import Harness, build_node, build_pod, build_pod_group, bu
 NODE = build_node("n1", {"cpu": "4", "memory": "8Gi", "pods": "110"})
 
 
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
-
-
 def objects(min_resources: dict[str, str]) -> list[Any]:
     return [
         NODE,
@@ -34,8 +27,7 @@ def objects(min_resources: dict[str, str]) -> list[Any]:
 
 def open_session(plugin: str, min_resources: dict[str, str]) -> Session:
     option = PluginOption(name=plugin, enabled_job_enqueued=True)
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[option])])
-    return Harness(objects(min_resources), conf, actions={"noop": NoopAction}).open_session()
+    return Harness(objects(min_resources), [[option]]).open_session()
 
 
 @pytest.mark.parametrize(
