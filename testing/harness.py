@@ -127,6 +127,14 @@ class Harness:
             return parse_conf(conf, "<test conf>", self.registry, apply_defaults=defaulting is not False)
         if isinstance(conf, os.PathLike):
             return load_conf(os.fspath(conf), self.registry, apply_defaults=defaulting is not False)
+        tiers_given = isinstance(conf, Sequence) and all(
+            isinstance(tier, Sequence) and not isinstance(tier, str) for tier in conf
+        )
+        if not tiers_given:
+            raise TypeError(
+                "conf: YAML text, a path, a SchedulerConf or tiers (a list of lists of names or "
+                f"PluginOption), not {type(conf).__name__}"
+            )
         return build_conf(conf, defaulting=bool(defaulting))
 
     # ------------------------------------------------------------------ running

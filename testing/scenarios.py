@@ -232,9 +232,9 @@ def check(expect: dict[str, Any], decisions: CycleDecisions) -> None:
                 raise _differs(key, got, expect[key] or {})
     if "podgroups" in expect:
         phases = {pg.podgroup: pg.phase for pg in decisions.podgroups}
-        got = {name: phases.get(name) for name in expect["podgroups"]}
-        if got != expect["podgroups"]:
-            raise _differs("podgroups", got, expect["podgroups"])
+        listed = {name: phases.get(name) for name in expect["podgroups"]}
+        if listed != expect["podgroups"]:
+            raise _differs("podgroups", listed, expect["podgroups"])
 
 
 def run_and_check(document: dict[str, Any], path: str | Path) -> list[CycleDecisions]:

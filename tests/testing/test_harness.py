@@ -104,6 +104,14 @@ def test_build_conf_with_actions_and_configurations() -> None:
     assert build_conf([["gang"]], defaulting=True).tiers[0].plugins[0].value("enableJobReady") is True
 
 
+@pytest.mark.parametrize(
+    "conf", [pytest.param({"actions": "allocate"}, id="mapping"), pytest.param(["gang"], id="flat-list")]
+)
+def test_other_conf_types_are_refused(conf: Any) -> None:
+    with pytest.raises(TypeError, match="conf: YAML text, a path, a SchedulerConf or tiers"):
+        Harness(cluster(), conf)
+
+
 def test_yaml_conf_is_checked_like_a_file() -> None:
     with pytest.raises(ConfError, match="unknown plugin 'gnag'"):
         Harness(cluster(), "actions: allocate\ntiers:\n- plugins:\n  - name: gnag\n")

@@ -100,9 +100,12 @@ expect:
         pytest.param("fumarole.testing.plugin", "fumarole.framework", id="plugin-without-framework"),
     ],
 )
-def test_light_imports(module: str, absent: str) -> None:
+def test_light_imports(module: str, absent: str, tmp_path: Path) -> None:
     code = f"import sys, {module}; print({absent!r} in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # Not from the checkout: ``python -c`` puts the working directory first on sys.path.
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
     assert result.stdout.strip() == "False"
 
 
@@ -114,3 +117,13 @@ def test_the_public_names_resolve() -> None:
     assert set(testing.__all__) == set(testing._EXPORTS)
     with pytest.raises(AttributeError):
         _ = testing.nope
+
+
+def test_the_guide_example_runs(pytester: pytest.Pytester) -> None:
+    """docs/plugin-authoring.md, "Testing your plugin": its first example passes as written."""
+    guide = (ROOT / "docs" / "plugin-authoring.md").read_text(encoding="utf-8")
+    section = guide[guide.index("## Testing your plugin") :]
+    example = section[section.index("```python\n") + len("```python\n") :]
+    pytester.makepyfile(test_min_ready=example[: example.index("```")])
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
