@@ -21,9 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from fumarole.framework.api.quantity import parse_quantity
 from fumarole.framework.cache import ClusterCache
-from fumarole.framework.cache.objects import Node, Pod, PodGroup
-from fumarole.framework.settings import Settings
-from fumarole.framework.testing import (
+from fumarole.framework.cache.builders import (
     build_hyper_node,
     build_node,
     build_pod,
@@ -31,6 +29,8 @@ from fumarole.framework.testing import (
     build_priority_class,
     build_queue,
 )
+from fumarole.framework.cache.objects import Node, Pod, PodGroup
+from fumarole.framework.settings import Settings
 
 from .image_cache import ImageCache
 from .trace import GPU_MILLI

@@ -20,7 +20,7 @@ from fumarole.framework.conf import (
     parse_conf,
 )
 from fumarole.framework.registry import Registry
-from fumarole.framework.testing import Harness, build_node, build_queue
+from fumarole.testing import Harness, build_node, build_queue
 
 GO_TRUE = ["1", "t", "T", "TRUE", "true", "True"]
 GO_FALSE = ["0", "f", "F", "FALSE", "false", "False"]

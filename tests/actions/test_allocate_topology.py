@@ -31,7 +31,7 @@ from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.interface import EventHandler
 from fumarole.framework.session import Session
-from fumarole.framework.testing import (
+from fumarole.testing import (
     Harness,
     build_hyper_node,
     build_node,

@@ -23,20 +23,23 @@ from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache.objects import PodCondition
-from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
+from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, parse_conf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.interface import NoArguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
-from fumarole.framework.testing import (
+from fumarole.testing import (
     Harness,
     build_node,
     build_pod,
     build_pod_group,
     build_priority_class,
     build_queue,
+    pipelined,
 )
+from fumarole.testing import evictions as evicted
+from fumarole.testing import task as find_task
 
 PREEMPTABLE = "volcano.sh/preemptable"
 
@@ -264,13 +267,6 @@ def test_pick_one_node_levels(candidates: dict[str, list[TaskInfo]], chosen: str
 # ---------------------------------------------------------------------------------- sessions
 
 
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
-
-
 class FixedPredicatePlugin:
     """n-unschedulable: plain Unschedulable; n-unresolvable: UnschedulableAndUnresolvable; others pass."""
 
@@ -369,22 +365,10 @@ def test_task_eligibility(preemptor: dict[str, Any], others: list[Any], reason: 
         build_pod("ns", "high", group="pg-high", priority=1000, requests={"cpu": "1"}, **preemptor),
         *others,
     ]
-    conf = SchedulerConf(
-        actions="noop", tiers=[Tier(plugins=[PluginOption(name="fixed-predicate", enabled_predicate=True)])]
-    )
-    harness = Harness(
-        objects, conf, plugins={"fixed-predicate": FixedPredicatePlugin}, actions={"noop": NoopAction}
-    )
+    tiers = [[PluginOption(name="fixed-predicate", enabled_predicate=True)]]
+    harness = Harness(objects, tiers, plugins={"fixed-predicate": FixedPredicatePlugin})
     ssn = harness.open_session()
     assert ineligible_reason(ssn, find_task(ssn, "high")) == reason
-
-
-def find_task(ssn: Session, name: str) -> TaskInfo:
-    for job in ssn.jobs.values():
-        for task in job.tasks.values():
-            if task.name == name:
-                return task
-    raise KeyError(name)
 
 
 # ---------------------------------------------------------------------------------- phase 1 filter
@@ -433,8 +417,7 @@ FILTER_OBJECTS = [
     ],
 )
 def test_victim_filters(preemptor: str, candidate: str, between_jobs: bool, within_job: bool) -> None:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="priority")])])
-    ssn = Harness(FILTER_OBJECTS, conf, actions={"noop": NoopAction}).open_session()
+    ssn = Harness(FILTER_OBJECTS, [["priority"]]).open_session()
     task = find_task(ssn, preemptor)
     job = ssn.jobs[task.job]
     assert PreemptAction._between_jobs(ssn, task, job)(find_task(ssn, candidate)) is between_jobs
@@ -486,14 +469,6 @@ def run(objects: list[Any], conf: str, **kwargs: Any) -> CycleDecisions:
 
 def conf_without_defaults(text: str, registry: Registry | None = None) -> SchedulerConf:
     return parse_conf(text, "<test conf>", registry, apply_defaults=False)
-
-
-def evicted(decisions: CycleDecisions) -> list[str]:
-    return [eviction.pod for eviction in decisions.evictions]
-
-
-def pipelined(decisions: CycleDecisions) -> dict[str, str]:
-    return {placement.pod: placement.node for placement in decisions.pipelined}
 
 
 def reprieve_cluster() -> list[Any]:

@@ -21,7 +21,7 @@ from fumarole.framework.conf import parse_conf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.registry import Registry
 from fumarole.framework.settings import Settings
-from fumarole.framework.testing import (
+from fumarole.testing import (
     Harness,
     build_node,
     build_pod,

@@ -16,7 +16,7 @@ from fumarole.framework.conf import ConfError, parse_conf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.registry import Registry
 from fumarole.framework.settings import Settings
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 PREEMPTABLE = "volcano.sh/preemptable"
 

@@ -29,6 +29,7 @@ from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
 from fumarole.framework.statement import StatementError
+from fumarole.testing import NoopAction
 
 MANIFESTS = Path(__file__).resolve().parent.parent / "fixtures" / "manifests"
 GI = 1024**3
@@ -136,13 +137,6 @@ BASE = (node("n1"), queue("default"), pod_group("pg"))
 def only_task(job: JobInfo) -> TaskInfo:
     (task,) = job.tasks.values()
     return task
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
 
 
 def open_session(cache: ClusterCache) -> Session:

@@ -27,7 +27,7 @@ from fumarole.framework.registry import ACTIONS_GROUP, PLUGINS_GROUP, Registry, 
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from stevedore import ExtensionManager
 
 TESTPLUGINS = Path(__file__).resolve().parent.parent / "fixtures" / "testplugins"

@@ -11,21 +11,13 @@ from typing import Any, ClassVar
 
 import pytest
 from fumarole.framework.api import ZERO, Resource, TaskStatus
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.decisions import Bind, Eviction
 from fumarole.framework.interface import Event, EventHandler
 from fumarole.framework.session import Session
 from fumarole.framework.statement import StatementError
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-
-class Noop:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        pass
 
 
 class Ledger:
@@ -81,9 +73,7 @@ def cluster() -> list[Any]:
 
 
 def open_session() -> Session:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="ledger")])])
-    harness = Harness(cluster(), conf, plugins={"ledger": Ledger}, actions={"noop": Noop})
-    return harness.open_session()
+    return Harness(cluster(), [["ledger"]], plugins={"ledger": Ledger}).open_session()
 
 
 def amounts(resource: Resource) -> tuple[Any, ...]:

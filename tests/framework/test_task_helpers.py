@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from fumarole.framework.api.go_bool import go_bool, parse_go_bool
 from fumarole.framework.api.task_info import QUEUE_ALLOCATION_GATE, has_only_queue_allocation_gate
-from fumarole.framework.testing import build_pod
+from fumarole.testing import build_pod
 
 
 @pytest.mark.parametrize(

@@ -28,29 +28,8 @@ from fumarole.framework.api.batch_fit import BatchFit
 from fumarole.framework.conf import Configuration, PluginOption, SchedulerConf, Tier
 from fumarole.framework.extension_points import POINTS, RegistrationError
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.framework.voting import UNDECIDED
-
-
-class Noop:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        pass
-
-
-def plugin(name: str, register: Callable[[Session, str], None]) -> Any:
-    class _Plugin:
-        def __init__(self, arguments: Any) -> None:
-            self.name = name
-
-        def on_session_open(self, ssn: Session) -> None:
-            register(ssn, self.name)
-
-        def on_session_close(self, ssn: Session) -> None:
-            pass
-
-    return _Plugin
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue, fake_plugin
 
 
 @dataclass
@@ -82,10 +61,10 @@ def open_session(
                 else PluginOption.all_enabled(fake.name, **{flag.key: False for flag in flags})
             )
 
-            def register(ssn: Session, name: str, fake: Fake = fake) -> None:
+            def register(ssn: Session, fake: Fake = fake) -> None:
                 getattr(ssn, fake.point).register(fake.fn)
 
-            plugins[fake.name] = plugin(fake.name, register)
+            plugins[fake.name] = fake_plugin(fake.name, register)
         conf_tiers.append(Tier(plugins=options))
     objects = [build_node(f"n{i}", {"cpu": "4", "memory": "8Gi", "pods": "110"}) for i in range(1, nodes + 1)]
     objects += [
@@ -94,7 +73,7 @@ def open_session(
         build_pod("ns", "p-0", group="pg", requests={"cpu": "1"}),
     ]
     conf = SchedulerConf(actions="noop", tiers=conf_tiers, configurations=list(configurations))
-    harness = Harness(objects, conf, plugins=plugins, actions={"noop": Noop})
+    harness = Harness(objects, conf, plugins=plugins)
     return harness.open_session()
 
 
@@ -524,21 +503,19 @@ def test_simulate_add_task_enabled_by_preemptable_or_allocatable() -> None:
         return ValueError("no room")
 
     only_preemptable = PluginOption(name="p1", enabled_preemptable=True)
-    plugins = {"p1": plugin("p1", lambda ssn, name: ssn.simulate_add_task.register(failing))}
+    plugins = {"p1": fake_plugin("p1", lambda ssn: ssn.simulate_add_task.register(failing))}
     objects = [build_node("n1", {"cpu": "1", "pods": "1"}), build_queue("default")]
     harness = Harness(
         objects,
-        SchedulerConf(actions="noop", tiers=[Tier(plugins=[only_preemptable])]),
+        [[only_preemptable]],
         plugins=plugins,
-        actions={"noop": Noop},
     )
     ssn = harness.open_session()
     assert str(ssn.simulate_add_task({}, None, None, None)) == "no room"  # type: ignore[arg-type]
     disabled = Harness(
         objects,
-        SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="p1")])]),
+        [["p1"]],
         plugins=plugins,
-        actions={"noop": Noop},
     ).open_session()
     assert disabled.simulate_add_task({}, None, None, None) is None  # type: ignore[arg-type]
 

@@ -16,6 +16,7 @@ TOP = {
     "plugins": "fumarole.plugins",
     "policies": "fumarole.policies",
     "simulator": "fumarole.simulator",
+    "testing": "fumarole.testing",
 }
 
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import TaskInfo
-from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
+from fumarole.framework.conf import ConfError, PluginOption, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.binpack import BinpackArguments, BinpackPlugin, PriorityWeight
+from fumarole.testing import Harness, NoopAction, build_node, build_pod, build_pod_group, build_queue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,20 +21,9 @@ GPU = "nvidia.com/gpu"
 FOO = "example.com/foo"
 
 
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
-
-
 def open_session(objects: list[Any], arguments: dict[str, Any], *, enabled: bool = True) -> Session:
-    conf = SchedulerConf(
-        actions="noop",
-        tiers=[Tier(plugins=[PluginOption(name="binpack", enabled_node_order=enabled, arguments=arguments)])],
-    )
-    harness = Harness(objects, conf, plugins={"binpack": BinpackPlugin}, actions={"noop": NoopAction})
-    return harness.open_session()
+    option = PluginOption(name="binpack", enabled_node_order=enabled, arguments=arguments)
+    return Harness(objects, [[option]], plugins={"binpack": BinpackPlugin}).open_session()
 
 
 def tasks_by_key(ssn: Session) -> dict[str, TaskInfo]:

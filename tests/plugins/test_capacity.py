@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import Any
@@ -19,18 +19,16 @@ from typing import Any
 import pytest
 from fumarole.framework.api.job_info import JobInfo
 from fumarole.framework.api.resource import Resource
-from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.types import PERMIT, REJECT, EvictionContext, EvictionKind
-from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
+from fumarole.framework.conf import ConfError, PluginOption, parse_conf
 from fumarole.framework.interface import NoArguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.capacity import CapacityPlugin, CapacityState
 from fumarole.plugins.capacity.arguments import CapacityArguments
 from fumarole.plugins.capacity.queue_attrs import QueueAttr, update_share
 from fumarole.plugins.priority import PriorityPlugin
-from loguru import logger
+from fumarole.testing import Harness, NoopAction, build_node, build_pod, build_pod_group, build_queue, task
 from pydantic import ValidationError
 
 MAX = float(2**63 - 1)
@@ -39,13 +37,6 @@ GPU = "nvidia.com/gpu"
 A100 = "nvidia.com/A100"
 A100_LOWER = "nvidia.com/a100"
 RDMA = "rdma/hca"
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
 
 
 # ---------------------------------------------------------------------------------------- builders
@@ -138,10 +129,7 @@ def capacity_option(hierarchy: bool = False, arguments: dict[str, Any] | None = 
 
 
 def harness_with(objects: list[Any], option: PluginOption) -> Harness:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[option])])
-    return Harness(
-        objects, conf, plugins={"capacity": CapacityPlugin}, actions={"noop": NoopAction}, entry_points=False
-    )
+    return Harness(objects, [[option]], plugins={"capacity": CapacityPlugin}, entry_points=False)
 
 
 def open_session(
@@ -161,9 +149,7 @@ def open_session(
     for name, builder, option in extra:
         options.append(option)
         plugins[name] = builder
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=options)])
-    harness = Harness(objects, conf, plugins=plugins, actions={"noop": NoopAction}, entry_points=False)
-    return harness.open_session()
+    return Harness(objects, [options], plugins=plugins, entry_points=False).open_session()
 
 
 def plugin_of(ssn: Session) -> CapacityPlugin:
@@ -172,29 +158,8 @@ def plugin_of(ssn: Session) -> CapacityPlugin:
     return found
 
 
-def task(ssn: Session, name: str) -> TaskInfo:
-    for job in ssn.jobs.values():
-        for candidate in job.tasks.values():
-            if candidate.name == name:
-                return candidate
-    raise KeyError(name)
-
-
 def job(ssn: Session, name: str) -> JobInfo:
     return ssn.jobs[f"ns1/{name}"]
-
-
-@pytest.fixture
-def logs() -> Iterator[list[str]]:
-    """Messages the plugin logs (the library keeps its loguru logger disabled unless enabled)."""
-    messages: list[str] = []
-    handler = logger.add(lambda message: messages.append(message.record["message"]), level="DEBUG")
-    logger.enable("fumarole")
-    try:
-        yield messages
-    finally:
-        logger.disable("fumarole")
-        logger.remove(handler)
 
 
 # ---------------------------------------------------------------------------------------- steps
@@ -370,7 +335,7 @@ class Case:
     logged: list[str] = field(default_factory=list)
 
 
-def run_case(case: Case, logs: list[str]) -> None:
+def run_case(case: Case, fumarole_logs: list[str]) -> None:
     ssn = open_session(
         case.objects(), hierarchy=case.hierarchy, level=case.level, with_priority=case.with_priority
     )
@@ -378,7 +343,7 @@ def run_case(case: Case, logs: list[str]) -> None:
     for step in case.steps:
         step.run(ssn, plugin)
     for message in case.logged:
-        assert message in logs
+        assert message in fumarole_logs
 
 
 # ---------------------------------------------------------------------------------------- share
@@ -745,8 +710,8 @@ FLAT_CASES = [
 
 
 @pytest.mark.parametrize("case", FLAT_CASES)
-def test_without_hierarchy(case: Case, logs: list[str]) -> None:
-    run_case(case, logs)
+def test_without_hierarchy(case: Case, fumarole_logs: list[str]) -> None:
+    run_case(case, fumarole_logs)
 
 
 # ---------------------------------------------------------------------------------------- enqueue
@@ -828,8 +793,8 @@ ENQUEUE_CASES = [
 
 
 @pytest.mark.parametrize("case", ENQUEUE_CASES)
-def test_enqueue_and_allocatable(case: Case, logs: list[str]) -> None:
-    run_case(case, logs)
+def test_enqueue_and_allocatable(case: Case, fumarole_logs: list[str]) -> None:
+    run_case(case, fumarole_logs)
 
 
 def test_no_double_counting_for_inqueue_job_with_bound_tasks() -> None:
@@ -1368,8 +1333,8 @@ HIERARCHY_CASES = [
 
 
 @pytest.mark.parametrize("case", HIERARCHY_CASES)
-def test_with_hierarchy(case: Case, logs: list[str]) -> None:
-    run_case(case, logs)
+def test_with_hierarchy(case: Case, fumarole_logs: list[str]) -> None:
+    run_case(case, fumarole_logs)
 
 
 # ---------------------------------------------------------------------------------------- ancestor reclaim
@@ -1681,8 +1646,8 @@ ANCESTOR_CASES = [
 
 
 @pytest.mark.parametrize("case", ANCESTOR_CASES)
-def test_ancestor_reclaim(case: Case, logs: list[str]) -> None:
-    run_case(case, logs)
+def test_ancestor_reclaim(case: Case, fumarole_logs: list[str]) -> None:
+    run_case(case, fumarole_logs)
 
 
 # ---------------------------------------------------------------------------------------- guarantee
@@ -1833,14 +1798,14 @@ def invalid_cycle_with_job() -> list[Any]:
     ],
 )
 def test_invalid_hierarchy_refuses_everything(
-    objects: Callable[[], list[Any]], queue_name: str, message: str, logs: list[str]
+    objects: Callable[[], list[Any]], queue_name: str, message: str, fumarole_logs: list[str]
 ) -> None:
     """Upstream: ``buildHierarchicalQueueAttrs`` returns false and every function refuses; queue
     order and victim queue order are not registered."""
     ssn = open_session(objects(), hierarchy=True, level=1)
     plugin = plugin_of(ssn)
     assert plugin.ready_to_schedule is False
-    assert message in logs
+    assert message in fumarole_logs
     pending = next(iter(next(iter(ssn.jobs.values())).tasks.values()))
     queue_info = ssn.queues[queue_name]
     assert plugin.allocatable(queue_info, pending) is False
@@ -1889,15 +1854,15 @@ def test_queues_hanging_off_a_cycle_get_no_capacity() -> None:
     assert plugin.allocatable(ssn.queues["q1"], task(ssn, "p2")) is True
 
 
-def test_no_queues_at_all(logs: list[str]) -> None:
+def test_no_queues_at_all(fumarole_logs: list[str]) -> None:
     """Upstream Test_buildHierarchicalQueueAttrs_nilSafety: no root queue, no panic, nothing ready."""
     ssn = open_session([node("n1", "4", "4Gi", {"pods": "10"})], hierarchy=True)
     assert plugin_of(ssn).ready_to_schedule is False
-    assert "[capacity] root queue 'root' not found in session queues, skipping hierarchy" in logs
+    assert "[capacity] root queue 'root' not found in session queues, skipping hierarchy" in fumarole_logs
     assert not ssn.has_fns("queue_order")
 
 
-def test_job_whose_queue_left_the_session(monkeypatch: pytest.MonkeyPatch, logs: list[str]) -> None:
+def test_job_whose_queue_left_the_session(monkeypatch: pytest.MonkeyPatch, fumarole_logs: list[str]) -> None:
     """Upstream nilSafety "job references a deleted queue": fumarole's cache already leaves such a
     job out; a job whose queue vanishes from the snapshot anyway is skipped by the plugin."""
     objects = [
@@ -1923,7 +1888,7 @@ def test_job_whose_queue_left_the_session(monkeypatch: pytest.MonkeyPatch, logs:
     assert (
         "[capacity] Job <ns1/pg-orphan> references queue deleted-queue which is not found in session queues, "
         "skipping"
-    ) in logs
+    ) in fumarole_logs
     assert plugin.reclaimable(orphan, []) == ([], REJECT)
     ssn.statement().allocate(orphan, ssn.nodes["n1"])
     assert plugin.queue_opts["root"].allocated == Resource()

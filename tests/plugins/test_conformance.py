@@ -10,22 +10,14 @@ from fumarole.framework.api.job_info import JobInfo
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.types import EvictionContext, EvictionKind
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
+from fumarole.framework.conf import PluginOption
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_queue
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
+from fumarole.testing import Harness, build_node, build_pod, build_queue
 
 
 def open_session(**flags: bool) -> Session:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="conformance", **flags)])])
     objects = [build_node("test-node", {"cpu": "8", "memory": "8Gi", "pods": "110"}), build_queue("default")]
-    return Harness(objects, conf, actions={"noop": NoopAction}).open_session()
+    return Harness(objects, [[PluginOption(name="conformance", **flags)]]).open_session()
 
 
 def candidate(namespace: str, name: str, priority_class: str = "") -> TaskInfo:

@@ -16,35 +16,21 @@ import pytest
 from fumarole.framework import voting
 from fumarole.framework.api.job_info import JobInfo
 from fumarole.framework.api.resource import ZERO, Resource
-from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache.objects import KubeObject
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
+from fumarole.framework.conf import PluginOption
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.drf import DrfPlugin
 from fumarole.plugins.proportion import ProportionPlugin
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue, names, task
 
 HIERARCHY = "volcano.sh/hierarchy"
 WEIGHTS = "volcano.sh/hierarchy-weights"
 
 
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
-
-
 def open_session(objects: Sequence[KubeObject], *options: PluginOption) -> Session:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=list(options))])
-    harness = Harness(
-        objects,
-        conf,
-        plugins={"drf": DrfPlugin, "proportion": ProportionPlugin},
-        actions={"noop": NoopAction},
-    )
-    return harness.open_session()
+    plugins = {"drf": DrfPlugin, "proportion": ProportionPlugin}
+    return Harness(objects, [list(options)], plugins=plugins).open_session()
 
 
 def drf_option(**flags: Any) -> PluginOption:
@@ -55,18 +41,6 @@ def drf(ssn: Session) -> DrfPlugin:
     plugin = ssn.plugins["drf"]
     assert isinstance(plugin, DrfPlugin)
     return plugin
-
-
-def task(ssn: Session, name: str) -> TaskInfo:
-    for job in ssn.jobs.values():
-        for candidate in job.tasks.values():
-            if candidate.name == name:
-                return candidate
-    raise KeyError(name)
-
-
-def names(tasks: Sequence[TaskInfo] | None) -> list[str] | None:
-    return None if tasks is None else [t.name for t in tasks]
 
 
 def pods(count: int, group: str, requests: dict[str, str], start: int = 0, **kwargs: Any) -> list[KubeObject]:

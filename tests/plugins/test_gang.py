@@ -17,9 +17,9 @@ from fumarole.framework.api.types import EvictionContext, EvictionKind, Validate
 from fumarole.framework.cache.objects import PodGroupCondition
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.framework.voting import UNDECIDED, Undecided
 from fumarole.plugins.gang import should_skip_unschedulable_for_releasing
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue, names, task
 
 NODES = [
     build_node("n1", {"cpu": "8", "memory": "8Gi", "pods": "110"}),
@@ -28,16 +28,8 @@ NODES = [
 ROLE = "volcano.sh/task-spec"
 
 
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
-
-
 def harness(objects: list[Any], **flags: bool) -> Harness:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="gang", **flags)])])
-    return Harness([*NODES, build_queue("default"), *objects], conf, actions={"noop": NoopAction})
+    return Harness([*NODES, build_queue("default"), *objects], [[PluginOption(name="gang", **flags)]])
 
 
 def open_session(objects: list[Any], **flags: bool) -> Session:
@@ -65,22 +57,10 @@ def policy(size: int, min_sub_groups: int) -> list[dict[str, Any]]:
     ]
 
 
-def task(ssn: Session, name: str) -> TaskInfo:
-    for job in ssn.jobs.values():
-        for candidate in job.tasks.values():
-            if candidate.name == name:
-                return candidate
-    raise KeyError(name)
-
-
 def to_status(ssn: Session, status: TaskStatus, *task_names: str) -> None:
     for name in task_names:
         found = task(ssn, name)
         ssn.jobs[found.job].update_task_status(found, status)
-
-
-def names(tasks: list[TaskInfo] | None) -> list[str] | None:
-    return None if tasks is None else [t.name for t in tasks]
 
 
 # -------------------- job_valid

@@ -16,7 +16,6 @@ from fumarole.framework.cache.objects import KubeObject
 from fumarole.framework.conf import ConfError, PluginOption, parse_conf
 from fumarole.framework.registry import Registry, RegistryError
 from fumarole.framework.session import Session
-from fumarole.framework.testing import build_node, build_pod, build_pod_group
 from fumarole.plugins.huawei_npu import HuaweiNpuPlugin
 from fumarole.plugins.huawei_npu.arguments import (
     HuaweiNpuArguments,
@@ -28,6 +27,7 @@ from fumarole.plugins.huawei_npu.dispatch import handler_name
 from fumarole.plugins.huawei_npu.npu_session import NpuSession
 from fumarole.plugins.huawei_npu.policy_index import index_policies
 from fumarole.policies.chips import ASCEND_310P, ASCEND_910
+from fumarole.testing import build_node, build_pod, build_pod_group
 from pydantic import ValidationError
 from test_huawei_npu_objects import (
     NS,

@@ -12,7 +12,7 @@ from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache.objects import KubeObject
 from fumarole.framework.conf import PluginOption
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness
+from fumarole.testing import Harness, task
 from test_huawei_npu_objects import handler_of, harness, npu_conf, npu_node, npu_pod, npu_pod_group
 
 OWNER = "owner-train"
@@ -27,8 +27,9 @@ def cache_map(ssn: Session) -> dict[str, dict[str, str]]:
     }
 
 
-def task_of(ssn: Session, name: str = "train-worker-0") -> TaskInfo:
-    return next(task for job in ssn.jobs.values() for task in job.tasks.values() if task.name == name)
+def task_of(ssn: Session) -> TaskInfo:
+    """The task the cases move around."""
+    return task(ssn, "train-worker-0")
 
 
 def pending_job() -> list[KubeObject]:

@@ -12,7 +12,6 @@ import pytest
 from fumarole.framework.cache.objects import ConfigMap, Node, Pod, PodGroup
 from fumarole.framework.conf import Configuration, PluginOption, SchedulerConf, Tier
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.huawei_npu import HuaweiNpuPlugin
 from fumarole.plugins.huawei_npu.handler import HANDLER_KEY, ScheduleHandler
 from fumarole.plugins.huawei_npu.inputs import (
@@ -25,16 +24,10 @@ from fumarole.plugins.huawei_npu.inputs import (
     read_node,
 )
 from fumarole.policies.chips import ASCEND_310P, ASCEND_910, chip_prefix, format_chip_list
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 NS = "default"
 RANK = "hccl/rankIndex"
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
 
 
 def chip_names(chips: Iterable[int], resource: str = ASCEND_910) -> str:
@@ -219,12 +212,10 @@ def npu_conf(
 
 
 def harness(objects: Sequence[Any], conf: SchedulerConf | None = None, **kwargs: Any) -> Harness:
-    actions = {"noop": NoopAction, **kwargs.pop("actions", {})}
     return Harness(
         [build_queue("default"), *objects],
         conf if conf is not None else npu_conf(),
         plugins={"huawei-npu": HuaweiNpuPlugin, **kwargs.pop("plugins", {})},
-        actions=actions,
         **kwargs,
     )
 

@@ -276,7 +276,7 @@ def test_the_reference_sketch_end_to_end() -> None:
     from fumarole.framework.cache.codec import parse_text
     from fumarole.framework.conf import parse_conf
     from fumarole.framework.registry import Registry
-    from fumarole.framework.testing import Harness
+    from fumarole.testing import Harness
     from test_huawei_npu_objects import base_device_infos, handler_of
 
     all_chips = ",".join(f"Ascend910-{c}" for c in range(8))

@@ -24,8 +24,8 @@ from fumarole.framework.cache.objects import KubeObject
 from fumarole.framework.conf import Configuration, SchedulerConf, load_conf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.registry import Registry
-from fumarole.framework.testing import Harness, build_priority_class, build_queue
 from fumarole.plugins.huawei_npu.handler import HANDLER_KEY
+from fumarole.testing import Harness, build_priority_class, build_queue
 from test_huawei_npu_objects import npu_node, npu_pod, npu_pod_group
 
 CONF = Path(__file__).resolve().parents[2] / "conf" / "npu-inference-training.yaml"

@@ -20,17 +20,9 @@ from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import SearchPurpose
-from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
+from fumarole.framework.conf import ConfError, PluginOption, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import (
-    Harness,
-    build_hyper_node,
-    build_node,
-    build_pod,
-    build_pod_group,
-    build_queue,
-)
 from fumarole.plugins.network_topology_aware import NetworkTopologyAwarePlugin
 from fumarole.plugins.network_topology_aware.arguments import (
     NetworkTopologyAwareArguments,
@@ -38,6 +30,15 @@ from fumarole.plugins.network_topology_aware.arguments import (
     PriorityWeight,
 )
 from fumarole.plugins.network_topology_aware.gradients import reverse_and_cap
+from fumarole.testing import (
+    Harness,
+    NoopAction,
+    build_hyper_node,
+    build_node,
+    build_pod,
+    build_pod_group,
+    build_queue,
+)
 from pydantic import ValidationError
 
 NAME = "network-topology-aware"
@@ -47,32 +48,15 @@ GPU = "nvidia.com/gpu"
 GI = 1024**3
 
 
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
-
-
 def open_session(objects: list[Any], arguments: dict[str, Any] | None = None) -> Session:
-    conf = SchedulerConf(
-        actions="noop",
-        tiers=[
-            Tier(
-                plugins=[
-                    PluginOption(
-                        name=NAME,
-                        enabled_node_order=True,
-                        enabled_hyper_node_order=True,
-                        enabled_hyper_node_gradient=True,
-                        arguments=arguments or {},
-                    )
-                ]
-            )
-        ],
+    option = PluginOption(
+        name=NAME,
+        enabled_node_order=True,
+        enabled_hyper_node_order=True,
+        enabled_hyper_node_gradient=True,
+        arguments=arguments or {},
     )
-    harness = Harness(objects, conf, plugins={NAME: NetworkTopologyAwarePlugin}, actions={"noop": NoopAction})
-    return harness.open_session()
+    return Harness(objects, [[option]], plugins={NAME: NetworkTopologyAwarePlugin}).open_session()
 
 
 def three_tiers(members_of_s0: tuple[str, ...] = ("s1", "s2")) -> list[Any]:
@@ -911,9 +895,8 @@ def test_gradient_records_exclusions_in_the_job_explanation() -> None:
 
 
 def test_registration_respects_flags() -> None:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name=NAME)])])
     objects = [*_hard_job(1, {"cpu": "1"}, 1), *uniform_nodes(THREE_TIER_NODES), *three_tiers()]
-    harness = Harness(objects, conf, plugins={NAME: NetworkTopologyAwarePlugin}, actions={"noop": NoopAction})
+    harness = Harness(objects, [[NAME]], plugins={NAME: NetworkTopologyAwarePlugin})
     ssn = harness.open_session()
     job = ssn.jobs["ns1/pg1"]
     # Flags off: the fallback [[hypernode]] and no scores.

@@ -16,9 +16,9 @@ from fumarole.framework.cache.objects import Node, Pod
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.nodeorder import NodeOrderPlugin, PriorityWeight
 from fumarole.plugins.nodeorder.plugin import NodeOrderArguments
+from fumarole.testing import Harness, NoopAction, build_node, build_pod, build_pod_group, build_queue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -46,19 +46,9 @@ def only(**weights: int) -> dict[str, int]:
     return out
 
 
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
-
-
 def open_session(objects: list[Any], arguments: dict[str, Any]) -> tuple[Session, NodeOrderPlugin]:
-    conf = SchedulerConf(
-        actions="noop",
-        tiers=[Tier(plugins=[PluginOption(name="nodeorder", enabled_node_order=True, arguments=arguments)])],
-    )
-    harness = Harness(objects, conf, plugins={"nodeorder": NodeOrderPlugin}, actions={"noop": NoopAction})
+    option = PluginOption(name="nodeorder", enabled_node_order=True, arguments=arguments)
+    harness = Harness(objects, [[option]], plugins={"nodeorder": NodeOrderPlugin})
     ssn = harness.open_session()
     plugin = ssn.plugins["nodeorder"]
     assert isinstance(plugin, NodeOrderPlugin)

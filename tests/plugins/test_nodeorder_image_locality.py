@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import pytest
 from fumarole.framework.cache.objects import Node
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
+from fumarole.framework.conf import PluginOption
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.nodeorder import NodeOrderPlugin
 from fumarole.plugins.nodeorder.image_locality import ImageLocalityScorer
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 MI = 2**20
 NGINX = {"names": ["nginx:1.0"], "sizeBytes": 500 * MI}
@@ -37,13 +37,6 @@ NODE_IMAGES: dict[str, list[dict[str, Any]]] = {
     "f": [],
 }
 NAMES = list(NODE_IMAGES)
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
 
 
 def open_session(containers: list[str], init_containers: list[str], weight: int) -> Session:
@@ -74,12 +67,8 @@ def open_session(containers: list[str], init_containers: list[str], weight: int)
         "imagelocality.weight": weight,
         "podtopologyspread.weight": 0,
     }
-    conf = SchedulerConf(
-        actions="noop",
-        tiers=[Tier(plugins=[PluginOption(name="nodeorder", enabled_node_order=True, arguments=arguments)])],
-    )
-    harness = Harness(objects, conf, plugins={"nodeorder": NodeOrderPlugin}, actions={"noop": NoopAction})
-    return harness.open_session()
+    option = PluginOption(name="nodeorder", enabled_node_order=True, arguments=arguments)
+    return Harness(objects, [[option]], plugins={"nodeorder": NodeOrderPlugin}).open_session()
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@ plugins/overcommit/overcommit.go, overcommit_test.go, plugins/util/util.go GetIn
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,41 +10,19 @@ from fumarole.framework.api.resource import Resource
 from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.overcommit import OvercommitPlugin
 from fumarole.plugins.util import format_resource_names, inqueue_resource
-from loguru import logger
+from fumarole.testing import Harness, NoopAction, build_node, build_pod, build_pod_group, build_queue
 
 GATED = {"schedulingGates": [{"name": "example.com/wait"}]}
 QUEUE_GATED = {"schedulingGates": [{"name": "scheduling.volcano.sh/queue-allocation-gate"}]}
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
 
 
 def open_session(
     objects: list[Any], arguments: dict[str, Any] | None = None, *, enqueued: bool = True
 ) -> Session:
     option = PluginOption(name="overcommit", enabled_job_enqueued=enqueued, arguments=arguments or {})
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[option])])
-    return Harness(objects, conf, actions={"noop": NoopAction}).open_session()
-
-
-@pytest.fixture
-def log_messages() -> Iterator[list[str]]:
-    """Messages the plugin logs (the library keeps its loguru logger disabled unless enabled)."""
-    messages: list[str] = []
-    sink = logger.add(lambda message: messages.append(message.record["message"]), level="INFO")
-    logger.enable("fumarole")
-    try:
-        yield messages
-    finally:
-        logger.disable("fumarole")
-        logger.remove(sink)
+    return Harness(objects, [[option]]).open_session()
 
 
 # -------------------- Go table
@@ -225,18 +202,18 @@ def test_default_factor_without_argument() -> None:
     assert ssn.plugins["overcommit"].overcommit_factor == 1.2
 
 
-def test_factor_below_one_warns(log_messages: list[str]) -> None:
+def test_factor_below_one_warns(fumarole_logs: list[str]) -> None:
     ssn = open_session([NODE, build_queue("default")], {"overcommit-factor": 0.5})
     plugin = ssn.plugins["overcommit"]
     assert isinstance(plugin, OvercommitPlugin)
     assert plugin.overcommit_factor == 1.2
     assert (
         "invalid input 0.5 for overcommit-factor: it cannot be less than 1, using the default 1.2"
-        in log_messages
+        in fumarole_logs
     )
 
 
-def test_rejection_names_overused_resources(log_messages: list[str]) -> None:
+def test_rejection_names_overused_resources(fumarole_logs: list[str]) -> None:
     objects = [
         NODE,
         build_queue("default"),
@@ -245,7 +222,7 @@ def test_rejection_names_overused_resources(log_messages: list[str]) -> None:
     ]
     ssn = open_session(objects, {"overcommit-factor": 1.0})
     assert ssn.job_enqueueable(ssn.jobs["ns/target"]) is False
-    assert log_messages[-1] == (
+    assert fumarole_logs[-1] == (
         "reject job <ns/target> to be inqueue: resource in cluster is overused: "
         "overused cpu, overused memory, overused nvidia.com/gpu"
     )

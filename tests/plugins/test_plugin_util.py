@@ -10,17 +10,10 @@ import pytest
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.decisions import PodGroupEvent
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.util import format_resource_names
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 
 NODE = build_node("n1", {"cpu": "4", "memory": "8Gi", "pods": "110"})
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        del ssn
 
 
 def objects(min_resources: dict[str, str]) -> list[Any]:
@@ -34,8 +27,7 @@ def objects(min_resources: dict[str, str]) -> list[Any]:
 
 def open_session(plugin: str, min_resources: dict[str, str]) -> Session:
     option = PluginOption(name=plugin, enabled_job_enqueued=True)
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[option])])
-    return Harness(objects(min_resources), conf, actions={"noop": NoopAction}).open_session()
+    return Harness(objects(min_resources), [[option]]).open_session()
 
 
 @pytest.mark.parametrize(

@@ -15,13 +15,14 @@ import numpy as np
 import pytest
 from fumarole.framework.api.fit_errors import Code, FitErrors
 from fumarole.framework.api.task_info import TaskInfo
-from fumarole.framework.conf import ConfError, PluginOption, SchedulerConf, Tier
+from fumarole.framework.conf import ConfError, PluginOption
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.predicates import PredicatesPlugin
 from fumarole.plugins.predicates.arguments import NO_EFFECT_KEYS, PredicatesArguments
 from fumarole.plugins.predicates.fit import PredicateFit
 from fumarole.plugins.predicates.plugin import STATE_KEY
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from fumarole.testing import task as task_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -46,13 +47,6 @@ Statuses = list[tuple[Code, str]]
 
 def taint(key: str, value: str = "") -> str:
     return f"node(s) had untolerated taint {{{key}: {value}}}"
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
 
 
 # ---------------------------------------------------------------------------------------------- builders
@@ -117,21 +111,11 @@ def open_session(
     objects: Sequence[Any], arguments: Mapping[str, Any] | None = None, **flags: bool
 ) -> Session:
     option = PluginOption(name="predicates", enabled_predicate=True, arguments=dict(arguments or {}), **flags)
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[option])])
     groups = {
         (o.metadata.namespace, o.metadata.annotations.get("scheduling.k8s.io/group-name")) for o in objects
     }
     pod_groups = [build_pod_group(ns, g, min_member=1) for ns, g in sorted(groups) if g]
-    harness = Harness([build_queue("default"), *pod_groups, *objects], conf, actions={"noop": NoopAction})
-    return harness.open_session()
-
-
-def task_of(ssn: Session, key: str) -> TaskInfo:
-    for job in ssn.jobs.values():
-        for task in job.tasks.values():
-            if task.key == key:
-                return task
-    raise KeyError(key)
+    return Harness([build_queue("default"), *pod_groups, *objects], [[option]]).open_session()
 
 
 def plugin_of(ssn: Session) -> PredicatesPlugin:
@@ -1101,7 +1085,7 @@ tiers:
       predicate.Bogus: true
 """
     with pytest.raises(ConfError, match=r"predicate\.Bogus"):
-        Harness([], text, actions={"noop": NoopAction})
+        Harness([], text)
 
 
 # ------------------------------------------------------------------------------------- equivalence cache

@@ -11,26 +11,20 @@ from fumarole.framework.api.sub_job_info import SubJobInfo
 from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import EvictionContext, EvictionKind
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
+from fumarole.framework.conf import PluginOption
 from fumarole.framework.session import Session
-from fumarole.framework.testing import (
+from fumarole.framework.voting import UNDECIDED, Undecided
+from fumarole.plugins.priority import PriorityPlugin
+from fumarole.testing import (
     Harness,
     build_node,
     build_pod,
     build_pod_group,
     build_priority_class,
     build_queue,
+    names,
+    task,
 )
-from fumarole.framework.voting import UNDECIDED, Undecided
-from fumarole.plugins.priority import PriorityPlugin
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
-
 
 ENABLE_EVICT = {
     "enabled_task_order": True,
@@ -46,20 +40,7 @@ NODE = build_node("node1", {"cpu": "8", "memory": "8G", "pods": "10"})
 
 
 def open_session(objects: list[Any], **flags: bool) -> Session:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption(name="priority", **flags)])])
-    return Harness(objects, conf, actions={"noop": NoopAction}).open_session()
-
-
-def task(ssn: Session, name: str) -> TaskInfo:
-    for job in ssn.jobs.values():
-        for candidate in job.tasks.values():
-            if candidate.name == name:
-                return candidate
-    raise KeyError(name)
-
-
-def names(tasks: list[TaskInfo] | None) -> list[str] | None:
-    return None if tasks is None else [t.name for t in tasks]
+    return Harness(objects, [[PluginOption(name="priority", **flags)]]).open_session()
 
 
 def two_jobs(pg1_class: str, pg2_class: str) -> list[Any]:
@@ -273,10 +254,8 @@ def test_preemptable_flag(flags: dict[str, bool], expected: list[str] | None) ->
 
 
 def test_registers_no_reclaimable_pipelined_or_ready() -> None:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=[PluginOption.all_enabled("priority")])])
-    ssn = Harness(
-        two_jobs("low-priority", "high-priority"), conf, actions={"noop": NoopAction}
-    ).open_session()
+    tiers = [[PluginOption.all_enabled("priority")]]
+    ssn = Harness(two_jobs("low-priority", "high-priority"), tiers).open_session()
     assert not ssn.has_fns("reclaimable")
     assert not ssn.has_fns("job_pipelined")
     assert not ssn.has_fns("job_ready")

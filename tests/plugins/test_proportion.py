@@ -17,13 +17,11 @@ import pytest
 from fumarole.framework import voting
 from fumarole.framework.api.job_info import JobInfo
 from fumarole.framework.api.resource import Resource
-from fumarole.framework.api.task_info import TaskInfo
 from fumarole.framework.api.types import PERMIT, REJECT
 from fumarole.framework.cache.objects import KubeObject
-from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
+from fumarole.framework.conf import PluginOption
 from fumarole.framework.interface import PluginArguments
 from fumarole.framework.session import Session
-from fumarole.framework.testing import Harness, build_node, build_pod, build_pod_group, build_queue
 from fumarole.plugins.proportion import (
     MAX_FLOAT64,
     STATE_KEY,
@@ -32,13 +30,7 @@ from fumarole.plugins.proportion import (
     semantic_equal,
 )
 from fumarole.plugins.util import inqueue_resource, resource_max
-
-
-class NoopAction:
-    name = "noop"
-
-    def execute(self, ssn: Session) -> None:
-        return None
+from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue, names, task
 
 
 class RejecterArguments(PluginArguments):
@@ -64,14 +56,8 @@ class RejecterPlugin:
 
 
 def open_session(objects: Sequence[KubeObject], *options: PluginOption) -> Session:
-    conf = SchedulerConf(actions="noop", tiers=[Tier(plugins=list(options))])
-    harness = Harness(
-        objects,
-        conf,
-        plugins={"proportion": ProportionPlugin, "test-rejecter": RejecterPlugin},
-        actions={"noop": NoopAction},
-    )
-    return harness.open_session()
+    plugins = {"proportion": ProportionPlugin, "test-rejecter": RejecterPlugin}
+    return Harness(objects, [list(options)], plugins=plugins).open_session()
 
 
 def option(**flags: Any) -> PluginOption:
@@ -96,20 +82,8 @@ def proportion(ssn: Session) -> ProportionPlugin:
     return plugin
 
 
-def task(ssn: Session, name: str) -> TaskInfo:
-    for job in ssn.jobs.values():
-        for candidate in job.tasks.values():
-            if candidate.name == name:
-                return candidate
-    raise KeyError(name)
-
-
 def job(ssn: Session, name: str) -> JobInfo:
     return ssn.jobs[f"ns1/{name}"]
-
-
-def names(tasks: Sequence[TaskInfo] | None) -> list[str] | None:
-    return None if tasks is None else [t.name for t in tasks]
 
 
 def pods(count: int, group: str, requests: dict[str, str], start: int = 0, **kwargs: Any) -> list[KubeObject]:

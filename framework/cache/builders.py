@@ -1,20 +1,16 @@
-"""Helpers to test plugins and actions in isolation (the counterpart of Volcano's ``uthelper``).
+"""Kubernetes objects in one line, with Volcano's defaults (the counterpart of Volcano's ``uthelper``
+builders ``BuildNode``, ``BuildPod``, ``BuildPodGroup``, ``BuildQueue`` …).
 
-Build Kubernetes objects in one line, put them in a cache, and open a session with exactly the
-plugins and flags you want::
+Every builder returns a validated object of ``objects`` (what a snapshot file holds), filled as the
+API server and Volcano's controllers would fill it: a pod of a PodGroup carries the
+``scheduling.k8s.io/group-name`` annotation, a PodGroup is ``Inqueue`` in queue ``default`` with
+``minMember`` 1, a queue is ``Open`` with weight 1, a node's capacity equals its allocatable. Tests,
+the simulator and ``fumarole.testing`` build their clusters with them::
 
-    objects = [
-        build_node("n1", {"cpu": "4", "memory": "8Gi", "pods": "110"}),
-        build_queue("default"),
-        build_pod_group("ns", "pg1", min_member=2),
-        build_pod("ns", "p1", group="pg1", requests={"cpu": "1"}),
-    ]
-    harness = Harness(objects, conf=SchedulerConf(actions="allocate", tiers=[Tier(plugins=[
-        PluginOption(name="gang", enabled_job_ready=True)])]))
-    ssn = harness.open_session()
-
-A conf built in code keeps unset flags disabled, exactly as Volcano's unit tests do; pass YAML text
-(``conf="actions: ..."``) to get Volcano's defaulting instead.
+    build_node("n1", {"cpu": "4", "memory": "8Gi", "pods": "110"}, labels={"zone": "a"})
+    build_pod_group("ns", "pg1", min_member=2)
+    build_pod("ns", "p1", group="pg1", requests={"cpu": "1"})
+    build_queue("default")
 """
 
 from __future__ import annotations
@@ -22,17 +18,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .cache.cluster_cache import ClusterCache
-from .cache.objects import HyperNode, KubeObject, Node, Pod, PodGroup, PriorityClass, Queue
-from .conf import SchedulerConf, parse_conf
-from .decisions import CycleDecisions
-from .interface import Action, PluginBuilder
-from .registry import Registry
-from .scheduler import Scheduler
-from .session import Session
-from .settings import Settings
+from ..api.task_info import GROUP_NAME_ANNOTATION
+from .objects import HyperNode, Node, Pod, PodGroup, PriorityClass, Queue
 
-GROUP_NAME = "scheduling.k8s.io/group-name"
+__all__ = [
+    "GROUP_NAME",
+    "build_hyper_node",
+    "build_node",
+    "build_pod",
+    "build_pod_group",
+    "build_priority_class",
+    "build_queue",
+]
+
+GROUP_NAME = GROUP_NAME_ANNOTATION
+"""The annotation naming a pod's PodGroup (``build_pod(group=...)`` sets it)."""
 
 
 def build_node(
@@ -254,45 +254,3 @@ def build_hyper_node(
             "spec": {"tier": tier, "tierName": tier_name, "members": members},
         }
     )
-
-
-class Harness:
-    """A cache with the given objects and a scheduler with the given conf, plugins and actions.
-
-    ``plugins`` / ``actions`` register in-process extensions on top of the installed entry points
-    (set ``entry_points=False`` to use only those given).
-    """
-
-    def __init__(
-        self,
-        objects: Iterable[KubeObject],
-        conf: SchedulerConf | str,
-        *,
-        plugins: Mapping[str, PluginBuilder] | None = None,
-        actions: Mapping[str, type[Action] | Any] | None = None,
-        entry_points: bool = True,
-        settings: Settings | None = None,
-    ) -> None:
-        self.registry = Registry(entry_points=entry_points)
-        for name, builder in (plugins or {}).items():
-            self.registry.register_plugin(name, builder)
-        for name, factory in (actions or {}).items():
-            self.registry.register_action(name, factory)
-        self.conf = parse_conf(conf, "<test conf>", self.registry) if isinstance(conf, str) else conf
-        self.cache = ClusterCache(settings)
-        self.cache.apply_objects(list(objects), source="<test objects>")
-        self.scheduler = Scheduler(self.conf, self.cache, registry=self.registry, settings=settings)
-
-    def open_session(self, now: float = 0.0) -> Session:
-        return self.scheduler.open_session(now)
-
-    def run(self, cycles: int = 1, now: float = 0.0) -> list[CycleDecisions]:
-        from .cache.in_memory import apply_decisions
-
-        results = []
-        for cycle in range(cycles):
-            decisions = self.scheduler.run_once(now)
-            results.append(decisions)
-            if cycle < cycles - 1:
-                apply_decisions(self.cache, decisions)
-        return results
