@@ -1,5 +1,6 @@
-"""Running the command line as a user would: ``python -m fumarole ...`` in a subprocess, with no
-``FUMAROLE_*`` variable from the test's environment, a fixed terminal width for rich, and the test
+"""Running the command line as a user would: ``python -P -m fumarole ...`` in a subprocess (``-P``: the
+working directory's ``fumarole/`` folder, the CLI shell alone, must not hide the installed package),
+with no ``FUMAROLE_*`` variable from the test's environment, a fixed terminal width for rich, and the test
 distribution (tests/fixtures/testplugins) on ``PYTHONPATH`` unless a test says otherwise."""
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def run_fumarole(
     environment.update(PYTHONPATH=os.pathsep.join(str(path) for path in paths), COLUMNS="120")
     environment.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "fumarole", *args],
+        [sys.executable, "-P", "-m", "fumarole", *args],
         cwd=cwd,
         env=environment,
         capture_output=True,

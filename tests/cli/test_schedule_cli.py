@@ -70,7 +70,7 @@ def schedule(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subpro
     environment.update(PYTHONPATH=str(TESTPLUGINS), COLUMNS="120")
     environment.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "fumarole", "schedule", *args],
+        [sys.executable, "-P", "-m", "fumarole", "schedule", *args],
         cwd=cwd,
         env=environment,
         capture_output=True,

@@ -167,7 +167,7 @@ def run_cli(cwd: Path, *args: str, hash_seed: str = "0") -> subprocess.Completed
     environment = {key: value for key, value in os.environ.items() if not key.startswith("FUMAROLE_")}
     environment.update(COLUMNS="120", PYTHONIOENCODING="utf-8", PYTHONHASHSEED=hash_seed)
     return subprocess.run(
-        [sys.executable, "-m", "fumarole", "simulate", *args],
+        [sys.executable, "-P", "-m", "fumarole", "simulate", *args],
         cwd=cwd,
         env=environment,
         capture_output=True,
