@@ -10,14 +10,13 @@ the overused q-low.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from conftest import run_fumarole
 
 TIERS = [
     {
@@ -101,28 +100,8 @@ def cluster(high_queue: str) -> list[dict[str, Any]]:
 def schedule(cwd: Path, action: str, high_queue: str, output: str) -> subprocess.CompletedProcess[str]:
     (cwd / "conf.yaml").write_text(yaml.safe_dump({"actions": action, "tiers": TIERS}))
     (cwd / "cluster.yaml").write_text(yaml.safe_dump_all(cluster(high_queue)))
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("FUMAROLE_")}
-    environment.update(COLUMNS="200", FUMAROLE_LOG_LEVEL="ERROR")
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fumarole",
-            "schedule",
-            "--conf",
-            "conf.yaml",
-            "--snapshot",
-            "cluster.yaml",
-            "--format",
-            output,
-        ],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    arguments = ("schedule", "--conf", "conf.yaml", "--snapshot", "cluster.yaml", "--format", output)
+    return run_fumarole(*arguments, cwd=cwd, env={"COLUMNS": "200", "FUMAROLE_LOG_LEVEL": "ERROR"}, paths=())
 
 
 CASES = [

@@ -13,15 +13,14 @@ ns/pg3 with pod c (4 cpu), which only fits in the room a-1 leaves on n2.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_fumarole
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -66,18 +65,7 @@ def workdir(tmp_path: Path) -> Path:
 
 
 def schedule(cwd: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environment = {key: value for key, value in os.environ.items() if not key.startswith("FUMAROLE_")}
-    environment.update(PYTHONPATH=str(TESTPLUGINS), COLUMNS="120")
-    environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-P", "-m", "fumarole", "schedule", *args],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_fumarole("schedule", *args, cwd=cwd, env=env)
 
 
 def succeeded(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
