@@ -30,14 +30,13 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from loguru import logger
-
 from ..api.hypernode_info import HyperNodeTopology, build_topology
 from ..api.job_info import JobInfo
 from ..api.node_info import NodeInfo
 from ..api.queue_info import QueueInfo
 from ..api.task_info import TaskInfo
 from ..api.task_status import TaskStatus
+from ..diagnostics import Code, Diagnostics
 from ..settings import Settings
 from .codec import LoadedFile, SnapshotError, check_duplicates, read_file
 from .objects import ConfigMap, HyperNode, KubeObject, Node, Pod, PodGroup, PriorityClass, Queue
@@ -64,8 +63,8 @@ class ClusterCache:
         self.allocated_hyper_nodes: dict[str, tuple[str, dict[str, str]]] = {}
         """Job UID -> (allocated hypernode, {sub-job UID: allocated hypernode}), from decision logs."""
         self.ignored: Counter[str] = Counter()
-        self.warnings: list[str] = []
-        self._warned: set[str] = set()
+        self.diagnostics = Diagnostics()
+        """What the cache did with the input that a user should know of (``framework.diagnostics``)."""
         self._topology: HyperNodeTopology | None = None
         self._task_protos: dict[str, TaskInfo] = {}
 
@@ -115,8 +114,9 @@ class ClusterCache:
         self._task_protos = {key: proto for key, proto in self._task_protos.items() if key in self.pods}
         for node in self.nodes.values():
             if "pods" not in node.status.allocatable:
-                self.warn(
-                    f"node:{node.key}",
+                self.diagnostics.add(
+                    Code.NODE_NOT_SCHEDULABLE,
+                    f"Node {node.key}",
                     f"Node {node.key} has no 'pods' in status.allocatable: as in Volcano, no pod fits on it",
                 )
 
@@ -146,12 +146,10 @@ class ClusterCache:
         if obj.KIND in ("Node", "HyperNode"):
             self._topology = build_topology(self.hyper_nodes.values(), list(self.nodes.values()))
 
-    def warn(self, key: str, message: str) -> None:
-        if key in self._warned:
-            return
-        self._warned.add(key)
-        self.warnings.append(message)
-        logger.warning(message)
+    @property
+    def warnings(self) -> list[str]:
+        """The warnings' texts, in the order first seen."""
+        return [diagnostic.text for diagnostic in self.diagnostics]
 
     # ------------------------------------------------------------------ snapshot
     def owns(self, pod: Pod) -> bool:
@@ -199,11 +197,16 @@ class ClusterCache:
         for uid, job in jobs.items():
             if job.pod_group is None:
                 pods = ", ".join(sorted(t.key for t in job.tasks.values())[:3])
-                self.warn(f"nopg:{uid}", f"PodGroup {uid} not found: its pods ({pods}) are left out")
+                self.diagnostics.add(
+                    Code.POD_LEFT_OUT,
+                    f"PodGroup {uid}",
+                    f"PodGroup {uid} not found: its pods ({pods}) are left out",
+                )
                 continue
             if job.queue not in queues:
-                self.warn(
-                    f"noqueue:{uid}:{job.queue}",
+                self.diagnostics.add(
+                    Code.POD_LEFT_OUT,
+                    f"PodGroup {uid}",
                     f"Queue {job.queue} of PodGroup {uid} not found: job left out",
                 )
                 continue

@@ -245,7 +245,10 @@ def test_warnings_go_to_stderr(workdir: Path) -> None:
     )
     result = schedule(workdir, *BASE, "--snapshot", "extra.yaml")
     assert result.returncode == 0
-    assert result.stderr == "WARNING  PodGroup ns/ghost not found: its pods (ns/lost) are left out\n"
+    assert (
+        result.stderr
+        == "WARNING  PodGroup ns/ghost not found: its pods (ns/lost) are left out [pod-left-out]\n"
+    )
     assert json.loads(result.stdout) == {"cycles": [CYCLE_1]}
 
 

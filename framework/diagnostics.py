@@ -1,0 +1,92 @@
+"""Warnings about the input: what fumarole did that a user should know of, with a code, the object it
+concerns and the text.
+
+Every part that reads input (the conf loader, the snapshot codec, the cluster cache, the
+controllers' expansion of workloads) adds to a ``Diagnostics``; the command line prints them on
+stderr and in its JSON output (``warnings``), and ``--strict`` turns any of them into an error.
+A warning is recorded once (same code, object and text), in the order it was first seen.
+
+Codes (``Code``) name the class of input, so a test or a user's script can match on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+
+from loguru import logger
+
+
+class Code(StrEnum):
+    """What a warning is about."""
+
+    KIND_IGNORED = "kind-ignored"
+    """Objects of a kind the scheduler does not read (counted per kind and file)."""
+    POD_LEFT_OUT = "pod-left-out"
+    """A pod that takes no part in scheduling, and why (no PodGroup, unknown queue, …)."""
+    DEFAULTED = "defaulted"
+    """A default applied as the API server, a controller or Volcano would (requests from limits, an
+    implicit PodGroup or queue, a workload expanded into pods)."""
+    OBSOLETE_KEY = "obsolete-key"
+    """A conf key an earlier Volcano release read, and what replaced it."""
+    UNSUPPORTED_SKIPPED = "unsupported-skipped"
+    """A Volcano plugin or action fumarole does not implement, skipped on request."""
+    DELETE_MISSING = "delete-missing"
+    """A deletion of an object that does not exist."""
+    NODE_NOT_SCHEDULABLE = "node-not-schedulable"
+    """A node that cannot take pods (no ``pods`` allocatable, not Ready, …)."""
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: Code
+    subject: str
+    """The object or place concerned: ``Pod prod/web-0``, ``conf.yaml:12``, ``cluster.yaml``."""
+    text: str
+    """A sentence that stands alone (it names the object too)."""
+
+    def to_json(self) -> dict[str, str]:
+        out = asdict(self)
+        out["code"] = str(self.code)
+        return out
+
+    def __str__(self) -> str:
+        return f"{self.text} [{self.code}]"
+
+
+class StrictError(ValueError):
+    """``--strict``: warnings were found; the message lists them, one a line."""
+
+
+class Diagnostics:
+    """An ordered set of warnings."""
+
+    def __init__(self, items: Iterable[Diagnostic] = ()) -> None:
+        self._items: dict[Diagnostic, None] = dict.fromkeys(items)
+
+    def add(self, code: Code, subject: str, text: str) -> Diagnostic:
+        """Record a warning (once) and log it."""
+        diagnostic = Diagnostic(code, subject, text)
+        if diagnostic not in self._items:
+            self._items[diagnostic] = None
+            logger.warning("{}", diagnostic)
+        return diagnostic
+
+    def extend(self, others: Iterable[Diagnostic]) -> None:
+        for diagnostic in others:
+            self._items.setdefault(diagnostic, None)
+
+    def __iter__(self) -> Iterator[Diagnostic]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def to_json(self) -> list[dict[str, str]]:
+        return [diagnostic.to_json() for diagnostic in self._items]
+
+    def raise_if_any(self) -> None:
+        """``--strict``: every warning is an error."""
+        if self._items:
+            raise StrictError("\n".join(f"{diagnostic} (--strict)" for diagnostic in self._items))
