@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fumarole.framework.cache.in_memory import apply_decisions
 from fumarole.testing import Harness, build_priority_class, build_queue
 from test_huawei_npu_objects import npu_node, npu_pod, npu_pod_group
 
@@ -30,10 +29,12 @@ def cluster(*, inference_selector: str) -> list[Any]:
         npu_node("x8-0", 8, accelerator_type="module"),
         npu_node("x8-1", 8, accelerator_type="module"),
         npu_node("x16-0", 16, accelerator_type="module-910b-16"),
-        npu_pod_group("train-a", 16, min_member=2, queue="training", priority_class="training", phase="Running"),
-        npu_pod_group("train-b", 16, min_member=1, queue="training", priority_class="training", phase="Running"),
+        npu_pod_group("train-a", 16, min_member=2, queue="training", priority_class="training",
+                      phase="Running"),
+        npu_pod_group("train-b", 16, min_member=1, queue="training", priority_class="training",
+                      phase="Running"),
         npu_pod_group("serve", 8, min_member=1, queue="inference", priority_class="inference"),
-    ]
+    ]  # fmt: skip
     for rank, node in enumerate(("x8-0", "x8-1")):
         objects.append(
             npu_pod(f"train-a-{rank}", "train-a", 8, rank=rank, node=node, phase="Running", used=range(8),
