@@ -49,6 +49,8 @@ def _cycle(
         "pipelined": [],
         "podgroups": [{"podgroup": pg, "phase": phase} for pg, phase in podgroups],
         "pending": pending or [],
+        "nominations": [],
+        "excess_evictions": 0,
     }
 
 
