@@ -150,6 +150,7 @@ SUMMARY_KEYS = [
     "eviction_events",
     "gangs_broken",
     "gangs_broken_per_eviction_event",
+    "evictions_by_action",
     "npu_allocation_ratio_mean",
     "gpu_allocation_ratio_mean",
     "inference_scale_up_latency_s",
