@@ -162,8 +162,8 @@ class CycleDecisions:
     bundles: list[BundleChoice] = field(default_factory=list)
     """The victim bundles gang eviction chose (printed by ``--format table``)."""
     excess_evictions: int = 0
-    """Evictions of preempt, reclaim, gangpreempt and gangreclaim on a node where no preemptor was
-    placed in this cycle: victims the final placement did not need."""
+    """Evictions of preempt, reclaim, gangpreempt and gangreclaim that no placement of this cycle
+    needed (``excess_evictions``): fumarole's actions keep it 0; a third-party action may not."""
     allocated_hyper_nodes: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
     """For jobs whose allocated hypernode changed: job UID -> (job's, {sub-job UID: sub-job's})."""
     topology: list[TopologyAttempt] = field(default_factory=list)
@@ -266,10 +266,19 @@ EVICTING_ACTIONS = frozenset({"preempt", "reclaim", "gangpreempt", "gangreclaim"
 
 
 def excess_evictions(decisions: CycleDecisions) -> int:
-    """Evictions by an evicting action on nodes where no task was nominated in this cycle."""
+    """Evictions by an evicting action that no placement of this cycle needed: on a node where no
+    task was nominated, unless the pod belongs to a whole bundle (gang eviction) with a pod on such a
+    node — a whole bundle goes whole or not at all."""
     nominated = {nomination.node for nomination in decisions.nominations}
+    evicted_on = {eviction.pod: eviction.node for eviction in decisions.evictions}
+    needed_whole: set[str] = set()
+    for bundle in decisions.bundles:
+        if bundle.kind == "whole" and any(evicted_on.get(pod) in nominated for pod in bundle.pods):
+            needed_whole.update(bundle.pods)
     return sum(
         1
         for eviction in decisions.evictions
-        if eviction.action in EVICTING_ACTIONS and eviction.node not in nominated
+        if eviction.action in EVICTING_ACTIONS
+        and eviction.node not in nominated
+        and eviction.pod not in needed_whole
     )

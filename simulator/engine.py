@@ -131,6 +131,7 @@ class Simulation:
                 by_action.setdefault(eviction.action or "-", []).append(eviction.pod)
             for action, pods in by_action.items():
                 self.metrics.evicted_by(action, len(pods), self._gangs_broken(pods))
+            self.metrics.excess_evictions += decisions.excess_evictions
         evicted = [(eviction, self.cluster.pod(eviction.pod)) for eviction in decisions.evictions]
         for record in self.cluster.apply(decisions, now):
             self.metrics.log(

@@ -23,6 +23,8 @@ gangs_broken_per_eviction_event gangs_broken / eviction_events
 evictions_by_action             per evicting action (preempt, reclaim, gangpreempt, gangreclaim,
                                 ...): ``pods_evicted`` and ``gangs_broken`` (a gang counted for an
                                 action when that action's evictions of the cycle alone break it)
+excess_evictions                evictions no placement of their cycle needed (``CycleDecisions.
+                                excess_evictions``, summed; fumarole's actions keep it 0)
 npu_allocation_ratio_mean       time-weighted mean of allocated NPUs / total NPUs over the horizon
 gpu_allocation_ratio_mean       the same for GPUs (whole GPUs plus openb GPU shares, in milli-GPUs)
 inference_scale_up_latency_s    time from a scale-up to the new replica Running, p50/p95/p99
@@ -103,6 +105,7 @@ class Metrics:
         self.eviction_events = 0
         self.gangs_broken = 0
         self.evictions_by_action: dict[str, dict[str, int]] = {}
+        self.excess_evictions = 0
         self.scale_up_latencies: list[float] = []
         self.cycle_seconds: list[float] = []
         self.scheduling_cycles = 0
@@ -164,6 +167,7 @@ class Metrics:
             "evictions_by_action": {
                 action: dict(counts) for action, counts in sorted(self.evictions_by_action.items())
             },
+            "excess_evictions": self.excess_evictions,
             "npu_allocation_ratio_mean": round(npu_mean, 6) if npu_mean is not None else None,
             "gpu_allocation_ratio_mean": round(gpu_mean, 6) if gpu_mean is not None else None,
             "inference_scale_up_latency_s": percentiles(self.scale_up_latencies),

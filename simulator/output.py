@@ -108,6 +108,7 @@ ROWS: list[tuple[str, Any]] = [
     ("gangs broken", lambda s: s["gangs_broken"]),
     ("gangs broken per eviction event", lambda s: _num(s["gangs_broken_per_eviction_event"])),
     ("pods evicted / gangs broken, by action", lambda s: _by_action(s.get("evictions_by_action", {}))),
+    ("evictions no placement needed", lambda s: s.get("excess_evictions", 0)),
     ("NPU allocation (mean)", lambda s: _pct(s["npu_allocation_ratio_mean"])),
     ("GPU allocation (mean)", lambda s: _pct(s["gpu_allocation_ratio_mean"])),
     ("inference scale-up latency p95 (s)", lambda s: _num(s["inference_scale_up_latency_s"]["p95"])),

@@ -87,6 +87,7 @@ def test_summary_keys_are_stable() -> None:
         "gangs_broken": 0,
         "gangs_broken_per_eviction_event": None,
         "evictions_by_action": {},
+        "excess_evictions": 0,
         "npu_allocation_ratio_mean": None,
         "gpu_allocation_ratio_mean": None,
         "inference_scale_up_latency_s": NONE,
