@@ -6,7 +6,11 @@ rules may pass a queue over — gangreclaim skips overused queues):
 1. the pending tasks the job needs (the allocate worksheet's, without any gated task; for a job
    that is already ready only its first sub-job's) — none, or a queue that may not evict for them
    (gangreclaim: ``preemptive``), and the job is left alone;
-2. its eviction domains (``domains.py``), tried in order until one works;
+2. its eviction domains (``domains.py``), tried a tier at a time: every domain of the tier is
+   worked out and the least disruptive choice wins (fewest gangs broken, then fewest pods evicted,
+   then the domain order) — the seed's "sort a gradient's hypernodes by feasibility"; upstream takes
+   the first domain that works, so it may break a gang in one rack while the next rack had surplus
+   pods to spare. A wider tier is tried only when no domain of the narrower one works;
 3. in a domain: the candidate victims on the nodes the preemptor can use (``rules.py``), cut into
    bundles per victim job (``bundles.py``), sorted (``ordering.py``), filtered by one
    ``unified_evictable`` call on the flattened list (a whole bundle survives only whole, a safe one
@@ -82,6 +86,17 @@ def tasks_to_pipeline(job: JobInfo, pending: list[TaskInfo], ready: bool) -> lis
     return pending[: max(1, min(len(pending), missing))]
 
 
+def tiers_in_order(domains: list[HyperNodeInfo]) -> list[list[HyperNodeInfo]]:
+    """The domains cut into runs of one tier, order kept (a gradient's hypernodes are compared)."""
+    runs: list[list[HyperNodeInfo]] = []
+    for domain in domains:
+        if runs and runs[-1][0].tier == domain.tier:
+            runs[-1].append(domain)
+        else:
+            runs.append([domain])
+    return runs
+
+
 def idle_and_releasing(ssn: Session, domain: HyperNodeInfo) -> Resource:
     total = Resource()
     for node in ssn.real_nodes_list.get(domain.name, []):
@@ -138,17 +153,21 @@ class GangEvictionAction:
         need = need_of(tasks_to_pipeline(job, pending, ready))
         required = len(pending) if ready else 0
         simulator = Simulator(ssn, error_cache=error_cache, reason=self.name)
-        for domain in candidate_domains(ssn, job, arguments.max_domains):
-            nodes = ssn.real_nodes_list.get(domain.name, [])
-            if not nodes:
-                continue
-            bundles = self.domain_bundles(ssn, job, domain, pending, need, arguments, error_cache)
-            if not bundles:
-                continue
-            selection = VictimSelection(simulator, job, domain, required)
-            choice = selection.choose(bundles, need, idle_and_releasing(ssn, domain))
-            if choice is not None and self.commit(ssn, job, choice, need):
-                return
+        for tier in tiers_in_order(candidate_domains(ssn, job, arguments.max_domains)):
+            choices: list[Choice] = []
+            for domain in tier:
+                if not ssn.real_nodes_list.get(domain.name):
+                    continue
+                bundles = self.domain_bundles(ssn, job, domain, pending, need, arguments, error_cache)
+                if not bundles:
+                    continue
+                selection = VictimSelection(simulator, job, domain, required)
+                choice = selection.choose(bundles, need, idle_and_releasing(ssn, domain))
+                if choice is not None:
+                    choices.append(choice)
+            for choice in sorted(choices, key=Choice.disruption):
+                if self.commit(ssn, job, choice, need):
+                    return
 
     def domain_bundles(
         self,

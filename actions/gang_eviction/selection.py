@@ -46,6 +46,11 @@ class Choice:
     """The chosen bundles, safe ones reduced to the tasks kept."""
     plan: Plan
 
+    def disruption(self) -> tuple[int, int]:
+        """Gangs broken (whole bundles), then pods evicted: lower is better."""
+        whole = sum(1 for bundle in self.bundles if bundle.kind is BundleKind.WHOLE)
+        return whole, sum(len(bundle.tasks) for bundle in self.bundles)
+
 
 @dataclass
 class _Unit:
