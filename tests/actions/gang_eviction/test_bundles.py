@@ -21,9 +21,18 @@ from fumarole.actions.gang_eviction.bundles import (
     flatten,
     keep_allowed,
 )
+from fumarole.actions.gang_eviction.ordering import sort_bundles, victim_job_order, victim_queue_order
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.session import Session
-from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue, task
+from fumarole.testing import (
+    Harness,
+    build_node,
+    build_pod,
+    build_pod_group,
+    build_priority_class,
+    build_queue,
+    task,
+)
 
 ROLE = "volcano.sh/task-spec"
 
@@ -226,3 +235,142 @@ def test_whole_bundles_are_atomic_and_safe_bundles_shrink() -> None:
     assert kept.local == kept.global_cost == Resource(1000, 0, {"pods": 1})
     both = keep_allowed([safe, whole], allowed)
     assert [(str(b.kind), [t.name for t in b.tasks]) for b in both] == [("safe", ["t1"]), ("whole", ["t3"])]
+
+
+# ------------------------------------------------------------------------------------ order
+# Upstream bundle_test.go sorts hand-made bundles with a custom comparator; so do these, with fumarole's
+# ``sort_bundles`` and a policy written as upstream's ``less`` function.
+# (``TestSelectBundles_RespectsAllowWhole`` tests a helper only upstream's tests use; its allowWholeBundle
+# half is the gangpreempt test ``TestSelectDomainVictims_RespectAllowWholeBundle``,
+# in test_upstream_gangpreempt.py.)
+NEED = Resource(1000)
+
+
+def sorting_session(jobs: dict[str, tuple[str, str]], tasks_per_job: int = 1) -> Session:
+    """One running 1-cpu task per job (``<job>-<i>``); jobs given as ``{name: (queue, priority class)}``."""
+    objects: list[Any] = [
+        build_node("n1", {"cpu": "64", "pods": "110"}),
+        build_priority_class("p1", 1),
+        build_priority_class("p10", 10),
+    ]
+    for queue in sorted({queue for queue, _ in jobs.values()}):
+        objects.append(build_queue(queue))
+    for name, (queue, priority_class) in jobs.items():
+        objects.append(
+            build_pod_group("ns", name, queue=queue, priority_class=priority_class, phase="Running")
+        )
+        objects += [
+            build_pod("ns", f"{name}-{i}", group=name, node="n1", phase="Running", requests={"cpu": "1"})
+            for i in range(tasks_per_job)
+        ]
+    return Harness(objects, [["priority"]], defaulting=True).open_session()
+
+
+def hand_bundle(ssn: Session, job: str, kind: BundleKind, global_cpu: float | None) -> Bundle:
+    """A bundle of the job's first task; ``global_cpu`` None: a safe bundle's cost (its tasks, seed 002)."""
+    tasks = [task(ssn, f"{job}-0")]
+    cost = Resource(global_cpu) if global_cpu is not None else Resource(1000)
+    return Bundle(ssn.jobs[f"ns/{job}"], kind, tasks, cost)
+
+
+def by_job_priority(left: Bundle, right: Bundle) -> int:
+    """Upstream's ``less = l.Priority < r.Priority``: the lower-priority job first."""
+    return (left.job.priority > right.job.priority) - (left.job.priority < right.job.priority)
+
+
+def by_queue_name(left: Bundle, right: Bundle) -> int:
+    return (left.job.queue > right.job.queue) - (left.job.queue < right.job.queue)
+
+
+def by_job_uid_descending(left: Bundle, right: Bundle) -> int:
+    """Upstream's ``less = l.UID > r.UID``."""
+    return (left.job.uid < right.job.uid) - (left.job.uid > right.job.uid)
+
+
+def no_policy(left: Bundle, right: Bundle) -> int:
+    """Upstream's nil comparator."""
+    return 0
+
+
+def job_names(bundles: list[Bundle]) -> list[str]:
+    return [bundle.job.name for bundle in bundles]
+
+
+def test_sort_preempt_type_priority_and_efficiency() -> None:
+    """``TestSortBundlesForPreempt_TypePriorityAndROI``: the safe bundle first whatever its job's priority,
+    then the two whole bundles of equal job priority by efficiency (w2 0.5 before w1 0.25). Seed 002: the
+    safe bundle's efficiency is 1.0 (upstream +Inf); the order is the same."""
+    ssn = sorting_session({"w1": ("q", "p1"), "s1": ("q", "p10"), "w2": ("q", "p1")})
+    w1 = hand_bundle(ssn, "w1", BundleKind.WHOLE, 4000)
+    s1 = hand_bundle(ssn, "s1", BundleKind.SAFE, None)
+    w2 = hand_bundle(ssn, "w2", BundleKind.WHOLE, 2000)
+    assert job_names(sort_bundles([w1, s1, w2], NEED, by_job_priority)) == ["s1", "w2", "w1"]
+    assert [b.efficiency(NEED) for b in (s1, w2, w1)] == [1.0, 0.5, 0.25]
+
+
+@pytest.mark.parametrize(
+    ("jobs", "order", "policy", "first"),
+    [
+        pytest.param(
+            {"a": ("qa", "p1"), "b": ("qb", "p1")}, ["b", "a"], by_queue_name, "a",
+            id="TestSortBundlesForReclaim_UsesQueueOrderThenROI/queue-order-beats-efficiency",
+        ),
+        pytest.param(
+            {"c": ("qc", "p1"), "d": ("qd", "p1")}, ["c", "d"], no_policy, "d",
+            id="TestSortBundlesForReclaim_UsesQueueOrderThenROI/no-queue-order-efficiency-decides",
+        ),
+    ],
+)  # fmt: skip
+def test_sort_reclaim_queue_order_then_efficiency(
+    jobs: dict[str, tuple[str, str]], order: list[str], policy: Any, first: str
+) -> None:
+    """Whole bundles a/c cost 4000m (efficiency 0.25), b/d 2000m (0.5)."""
+    ssn = sorting_session(jobs)
+    cost = {"a": 4000, "b": 2000, "c": 4000, "d": 2000}
+    bundles = [hand_bundle(ssn, name, BundleKind.WHOLE, cost[name]) for name in order]
+    assert job_names(sort_bundles(bundles, NEED, policy))[0] == first
+
+
+def test_sort_preempt_uses_victim_job_order() -> None:
+    """``TestSortBundlesForPreempt_UsesVictimJobOrder``: equal efficiency, the job order decides (``b``)."""
+    ssn = sorting_session({"a": ("q", "p1"), "b": ("q", "p1")})
+    bundles = [hand_bundle(ssn, name, BundleKind.WHOLE, 2000) for name in "ab"]
+    assert job_names(sort_bundles(bundles, NEED, by_job_uid_descending))[0] == "b"
+
+
+def test_sort_reclaim_deterministic_tie_breaker() -> None:
+    """``TestSortBundlesForReclaim_DeterministicTieBreaker``: one queue, equal efficiency: job UID."""
+    ssn = sorting_session({"a": ("q", "p1"), "b": ("q", "p1")})
+    bundles = [hand_bundle(ssn, name, BundleKind.WHOLE, 2000) for name in "ba"]
+    assert job_names(sort_bundles(bundles, NEED, no_policy)) == ["a", "b"]
+
+
+# The real policies of the two actions, and where fumarole's order deliberately differs from upstream's.
+def test_gangpreempt_policy_evicts_the_lower_priority_job_first() -> None:
+    """``victim_job_order``: the job the priority plugin would schedule last (lowest priority) first,
+    before efficiency (the high-priority job's bundle is cheaper and still comes second)."""
+    ssn = sorting_session({"hi": ("q", "p10"), "lo": ("q", "p1")})
+    hi = hand_bundle(ssn, "hi", BundleKind.WHOLE, 1000)
+    lo = hand_bundle(ssn, "lo", BundleKind.WHOLE, 4000)
+    assert job_names(sort_bundles([hi, lo], NEED, victim_job_order(ssn))) == ["lo", "hi"]
+
+
+def test_gangpreempt_equal_priority_jobs_are_ordered_by_efficiency_unlike_upstream() -> None:
+    """Seed 002 (D4): efficiency decides the ties the policy leaves. fumarole's policy key is the plugins'
+    vote only, so two jobs of equal priority are ordered by efficiency: ``ja`` (a gang of 2, 0.5) before
+    ``jb`` (a gang of 4, 0.25). Upstream's ``!JobOrderFn`` falls back to creation time and UID, a total
+    order, and would take ``jb`` first (reversed UID) whatever the efficiency."""
+    ssn = sorting_session({"ja": ("q", "p1"), "jb": ("q", "p1")}, tasks_per_job=4)
+    ja = hand_bundle(ssn, "ja", BundleKind.WHOLE, 2000)
+    jb = hand_bundle(ssn, "jb", BundleKind.WHOLE, 4000)
+    assert job_names(sort_bundles([ja, jb], NEED, victim_job_order(ssn))) == ["ja", "jb"]
+
+
+def test_gangreclaim_safe_bundles_of_one_queue_are_ordered_by_efficiency_unlike_upstream() -> None:
+    """Seed 002 (D1): a safe bundle costs its tasks' requests, so of two safe bundles in one victim queue
+    the one freeing the need with fewer tasks comes first: ``jb`` (1 task, 1.0) before ``ja`` (2 tasks,
+    0.5). Upstream gives both +Inf and falls back to the job UID (``ja`` first)."""
+    ssn = sorting_session({"ja": ("q2", "p1"), "jb": ("q2", "p1")}, tasks_per_job=2)
+    ja = Bundle(ssn.jobs["ns/ja"], BundleKind.SAFE, [task(ssn, "ja-0"), task(ssn, "ja-1")], Resource(2000))
+    jb = hand_bundle(ssn, "jb", BundleKind.SAFE, None)
+    assert job_names(sort_bundles([ja, jb], NEED, victim_queue_order(ssn, "q1"))) == ["jb", "ja"]
