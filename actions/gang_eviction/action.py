@@ -36,7 +36,7 @@ from fumarole.framework.api.hypernode_info import CLUSTER_TOP_HYPERNODE
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.types import EvictionContext
 from fumarole.framework.decisions import BundleChoice
-from fumarole.framework.statement import OperationKind, StatementError
+from fumarole.framework.statement import OperationKind, Statement, StatementError
 from fumarole.framework.util.priority_queue import PriorityQueue
 
 from ..allocate import AllocateArguments
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from fumarole.framework.api.hypernode_info import HyperNodeInfo
     from fumarole.framework.api.job_info import JobInfo
     from fumarole.framework.api.queue_info import QueueInfo
-    from fumarole.framework.api.task_info import TaskInfo
+    from fumarole.framework.api.task_info import TaskInfo, TransactionContext
     from fumarole.framework.session import Session
 
 
@@ -209,14 +209,19 @@ class GangEvictionAction:
         for op in choice.plan.operations.operations:
             if op.kind is OperationKind.EVICT:
                 op.reason = reasons.get(op.task.uid, op.reason)
+        live = [
+            ssn.jobs[op.task.job].tasks.get(op.task.uid) if op.task.job in ssn.jobs else None
+            for op in choice.plan.operations.operations
+        ]
+        last = [(task, task.last_transaction) for task in live if task is not None]
         stmt = ssn.statement()
         try:
             stmt.recover_operations(choice.plan.operations)
         except StatementError:
-            stmt.discard()
+            self._discard_without_trace(stmt, last)
             return False
         if not ssn.job_pipelined(job):
-            stmt.discard()
+            self._discard_without_trace(stmt, last)
             return False
         stmt.commit()
         for uid, hyper_node in choice.plan.hyper_nodes.items():
@@ -236,6 +241,17 @@ class GangEvictionAction:
                 )
             )
         return True
+
+    @staticmethod
+    def _discard_without_trace(
+        stmt: Statement, last: list[tuple[TaskInfo, TransactionContext | None]]
+    ) -> None:
+        """Undo a replayed plan without a trace: ``Statement.discard`` records each task's undone
+        transaction as its last one, which would make a preemptor's pending reason say it "can possibly
+        be assigned to" a node although nothing was evicted (upstream #5131)."""
+        stmt.discard()
+        for task, transaction in last:
+            task.last_transaction = transaction
 
     def reason(self, job: JobInfo, domain: HyperNodeInfo, bundle: Bundle) -> str:
         where = "the cluster" if domain.name == CLUSTER_TOP_HYPERNODE else f"hypernode {domain.name}"

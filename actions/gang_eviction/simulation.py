@@ -70,8 +70,9 @@ class _Saved:
             job.allocated_hyper_node,
             {uid: (sub.allocated_hyper_node, sub.nominated_hyper_node) for uid, sub in job.sub_jobs.items()},
         )
-        self.last: dict[int, tuple[TaskInfo, TransactionContext | None]] = {
-            id(task): (task, task.last_transaction) for task in [*job.tasks.values(), *victims]
+        self.last: dict[int, tuple[TaskInfo, TransactionContext | None, str]] = {
+            id(task): (task, task.last_transaction, task.job_allocated_hyper_node)
+            for task in [*job.tasks.values(), *victims]
         }
 
     def restore(self) -> None:
@@ -83,8 +84,11 @@ class _Saved:
             if sub is not None:
                 sub.allocated_hyper_node = allocated
                 sub.nominated_hyper_node = nominated
-        for task, last in self.last.values():
+        for task, last, allocated in self.last.values():
             task.last_transaction = last
+            # allocate writes a task's job-allocated hypernode before the statement records the task's
+            # transaction, so a discard keeps the trial's value.
+            task.job_allocated_hyper_node = allocated
 
 
 class Simulator:
