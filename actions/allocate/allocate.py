@@ -44,6 +44,7 @@ from fumarole.framework.api.fit_errors import FitErrors
 from fumarole.framework.api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE
 from fumarole.framework.api.resource import ZERO
+from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import SearchPurpose
 from fumarole.framework.statement import Statement, StatementError
 from fumarole.framework.util.priority_queue import PriorityQueue
@@ -408,7 +409,11 @@ class AllocateAction:
         for task, node in plan:
             if sub_job.with_network_topology():
                 task.job_allocated_hyper_node = pinned
-            if self.allocate_resources_for_task(stmt, task, node) is not None:
+            failed = self.allocate_resources_for_task(stmt, task, node) is not None
+            if failed or task.status not in (TaskStatus.ALLOCATED, TaskStatus.PIPELINED):
+                # An error, or a task that no longer fits its node (an earlier nominated task took the
+                # room): the nomination does not hold as a whole (upstream goes on and drains the
+                # worksheet, leaving the gang incomplete).
                 stmt.discard()
                 self._invalidate_nomination(sub_job, sheet)
                 return None

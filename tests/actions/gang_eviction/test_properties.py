@@ -20,7 +20,7 @@ core when the job opted out of splitting).
 
 (a) no eviction without a successful simulation; (b) a whole bundle is never partly evicted; (c)
 evictions stay in the chosen domain; (d) every evicted safe pod frees a node the preemptor is
-nominated to, and ``excess_evictions`` counts exactly the others; (e) no victim on a node the
+nominated to, and ``excess_evictions`` is 0; (e) no victim on a node the
 preemptor cannot use — all checked on cycle 1 (one test, one run per example). (f) minimality, by the
 simulator on a fresh session of the same cluster and by an independent capacity count (the preemptor's
 pods are all the same size, so a greedy placement succeeds exactly when the count does). (g) a dry run
@@ -454,12 +454,11 @@ def check_c_evictions_stay_in_the_chosen_domain(cluster: Cluster, decisions: Cyc
 
 def check_d_evictions_free_nominated_nodes(cluster: Cluster, decisions: CycleDecisions) -> None:
     """Every evicted safe pod is on a node a preemptor pod is nominated to; a whole bundle has at least
-    one pod there. ``excess_evictions`` counts the evictions on other nodes: only whole-bundle pods
-    (which makes it > 0 when a whole bundle spans nodes, see test_regressions'
-    test_excess_evictions_is_zero_when_a_whole_bundle_spans_nodes)."""
+    one pod there (its other pods, on other nodes, go with it: a whole bundle is needed as a unit), so
+    ``excess_evictions`` is 0."""
     nominated = {nomination.node for nomination in decisions.nominations}
     elsewhere = [eviction.pod for eviction in decisions.evictions if eviction.node not in nominated]
-    assert decisions.excess_evictions == len(elsewhere)
+    assert decisions.excess_evictions == 0
     for bundle in decisions.bundles:
         nodes = {cluster.pods[pod].node for pod in bundle.pods}
         if bundle.kind == "safe":

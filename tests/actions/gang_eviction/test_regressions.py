@@ -577,17 +577,5 @@ def test_a_whole_bundle_across_two_nodes_is_evicted_whole() -> None:
         Bundle("ns/victim", "whole", ["ns/victim-0", "ns/victim-1"], 0.5)
     ]
     assert [(n.pod, n.node, n.hyper_node) for n in decisions.nominations] == [("ns/preemptor-0", "n2", TOP)]
-    # What excess_evictions reports today: the whole bundle's pod on the node the preemptor does not use.
-    assert decisions.excess_evictions == 1
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: excess_evictions (framework/decisions.py) counts a whole bundle's pods on nodes without "
-    "a nomination as victims the placement did not need, though a whole bundle is needed as a unit; "
-    "issue 12 requires it to be 0",
-)
-def test_excess_evictions_is_zero_when_a_whole_bundle_spans_nodes() -> None:
-    [decisions] = Harness(whole_bundle_on_two_nodes(), conf("gangpreempt")).run(1)
-    assert len(decisions.evictions) == 2
+    # The pod on n1 is not excess: the whole bundle was needed, and it goes whole or not at all.
     assert decisions.excess_evictions == 0

@@ -33,8 +33,8 @@ Differences, each named in its case id:
   fumarole variant, no upstream counterpart) so that gang eviction inside hypernodes is exercised
   (except GP-T2/GR-T2, whose 5-cpu pods fit no 1-cpu node at all);
 * GP-5: the victim's only bundle is whole (4 pods, minAvailable 4) and whole bundles are never split,
-  so all four go while the preemptor uses two of the freed nodes: ``excess_evictions`` is 2 (upstream
-  evicts the same four).
+  so all four go while the preemptor uses two of the freed nodes; ``excess_evictions`` stays 0 (the
+  bundle is needed as a unit; upstream evicts the same four).
 
 Where a case does not move, the id says which rule stops it; GR-6 and GR-7 are stopped by capacity's
 ``preemptive`` (q1's real capability / deserved), not by a victim filter or ``overused`` (capacity
@@ -406,9 +406,9 @@ GANG_PREEMPT = [
             domain=TOP,
             running={"preemptor-gp5": 2},
             upstream=at_least(preemptor_gp5=2),
-            excess=2,
+            excess=0,
         ),
-        id="GP-5-a-whole-bundle-is-never-split-two-of-its-four-victims-are-excess",
+        id="GP-5-a-whole-bundle-is-never-split-all-four-victims-go",
     ),
     pytest.param(
         Case(
