@@ -87,7 +87,7 @@ MAX_COUNT = 1_000_000
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class NpuSpec(_Model):

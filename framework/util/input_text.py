@@ -27,7 +27,7 @@ class InputTextError(ValueError):
 
 def decode(data: bytes, source: str) -> str:
     """``data`` as text, or ``InputTextError``: ``<source>:<line>: not UTF-8 text (byte 0xff at offset 45)``
-    or ``<source>:<line>: binary content (a NUL byte at offset 45), not YAML text``."""
+    or ``<source>:<line>: binary content (a NUL byte at offset 45)``."""
     if data[:2] in BOMS:
         raise InputTextError(
             f"{source}:1: not UTF-8 text (byte {data[0]:#04x} at offset 0; the file is {BOMS[data[:2]]}: "
@@ -36,7 +36,7 @@ def decode(data: bytes, source: str) -> str:
     nul = data.find(b"\x00")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
-        raise InputTextError(f"{source}:{line}: binary content (a NUL byte at offset {nul}), not YAML text")
+        raise InputTextError(f"{source}:{line}: binary content (a NUL byte at offset {nul})")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -147,6 +147,11 @@ def node_groups(*groups: dict[str, Any]) -> dict[str, Any]:
             id="traffic-negative",
         ),
         pytest.param(
+            {"horizon": float("inf")},
+            "horizon: Input should be a finite number (got inf)",
+            id="infinite-horizon",
+        ),
+        pytest.param(
             node_groups({"name": "n", "count": 1, "resources": {"cpu": "1e30"}}),
             "cluster.node_groups[0] (n).resources.cpu: quantity '1e30' is out of range (at most 1P)",
             id="node-cpu-1e30",
