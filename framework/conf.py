@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, Vali
 
 from .extension_points import flags as flag_specs
 from .extension_points.flags import FLAGS, Flag
+from .util.input_text import RESOURCE_ERROR, InputTextError, decode, one_line, short_repr, yaml_problem
 from .util.yaml_lines import YamlLines
 
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -78,8 +79,9 @@ class ConfError(ValueError):
     """A conf that cannot be used; the message names the file, the line and the key of every problem."""
 
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.problems = problems if problems is not None else [message]
+        self.problems = [one_line(problem) for problem in problems] if problems else [one_line(message)]
+        """One line per problem (line breaks that came from the input are escaped)."""
+        super().__init__("\n".join(self.problems))
 
 
 class ConfUnreadable(ConfError):
@@ -294,24 +296,42 @@ def _describe(item: Any) -> str:
     if kind == "value_error":
         return str(item["msg"]).removeprefix("Value error, ")
     message = str(item["msg"])
-    if "input" in item and kind not in ("model_type", "dict_type"):
-        message += f" (got {item['input']!r})"
+    if "input" in item and kind not in ("model_type", "dict_type", RESOURCE_ERROR):
+        message += f" (got {short_repr(item['input'])})"
     return message
 
 
 def problems_of(error: ValidationError, prefix: Loc = ()) -> list[Problem]:
-    return [Problem(prefix + tuple(item["loc"]), _describe(item)) for item in error.errors()]
+    problems = []
+    for item in error.errors():
+        loc = prefix + tuple(item["loc"])
+        resource = (item.get("ctx") or {}).get("resource")
+        if item["type"] == RESOURCE_ERROR and isinstance(resource, str):
+            loc += (resource,)  # the bad entry of a resource list (checked as a whole, see objects.py)
+        problems.append(Problem(loc, _describe(item)))
+    return problems
 
 
-def format_validation_error(source: str, error: ValidationError, prefix: str = "") -> str:
-    """One line per error: ``<source>: <key>: <what>`` (used for snapshots and workloads too)."""
-    lines = []
+MAX_PROBLEMS_ON_ONE_LINE = 3
+
+
+def format_validation_error(
+    source: str, error: ValidationError, prefix: str = "", *, single_line: bool = False
+) -> str:
+    """One line per error: ``<source>: <key>: <what>``; with ``single_line`` (snapshots, workloads), one
+    line for all: ``<source>: <key>: <what>; <key>: <what>`` (at most three, then how many more)."""
+    parts = []
     for problem in problems_of(error):
         loc = format_loc(problem.loc)
         if prefix:
             loc = f"{prefix}.{loc}" if loc != "<root>" else prefix
-        lines.append(f"{source}: {loc}: {problem.message}")
-    return "\n".join(lines)
+        parts.append(f"{loc}: {problem.message}")
+    if single_line:
+        shown = parts[:MAX_PROBLEMS_ON_ONE_LINE]
+        more = len(parts) - len(shown)
+        tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        return one_line(f"{source}: {'; '.join(shown)}{tail}")
+    return "\n".join(one_line(f"{source}: {part}") for part in parts)
 
 
 def conf_error(source: str, problems: list[Problem], lines: YamlLines | None) -> ConfError:
@@ -331,22 +351,6 @@ def conf_error(source: str, problems: list[Problem], lines: YamlLines | None) ->
 
 
 # ---------------------------------------------------------------------------------------- loading
-def yaml_problem(source: str, error: yaml.YAMLError, offset: int = 0) -> str:
-    """A YAML syntax error on one line, Volcano's ``yaml: line N: <problem>`` in fumarole's shape:
-    ``<source>:<line>: not valid YAML: <problem> (<context> at line <n>)``."""
-    problem_mark = getattr(error, "problem_mark", None)
-    context_mark = getattr(error, "context_mark", None)
-    mark = problem_mark or context_mark
-    where = f"{source}:{mark.line + 1 + offset}" if mark is not None else source
-    problem = getattr(error, "problem", None) or getattr(error, "context", None)
-    problem = problem.removeprefix("but ") if isinstance(problem, str) else problem
-    if not problem:
-        return f"{where}: not valid YAML: {' '.join(str(error).split())}"
-    context = getattr(error, "context", None) if problem_mark is not None else None
-    detail = f" ({context} at line {context_mark.line + 1 + offset})" if context and context_mark else ""
-    return f"{where}: not valid YAML: {problem}{detail}"
-
-
 def _unwrap_configmap(
     document: Mapping[str, Any], source: str, lines: YamlLines
 ) -> tuple[Mapping[str, Any], YamlLines]:
@@ -362,7 +366,7 @@ def _unwrap_configmap(
             try:
                 inner = yaml.load(str(text), Loader=SAFE_LOADER)
             except yaml.YAMLError as exc:
-                message = yaml_problem(source, exc, offset=start - 1)
+                message = yaml_problem(source, exc, offset=start - 1, text=str(text))
                 raise ConfError(message) from exc
             if not isinstance(inner, Mapping):
                 problem = Problem(("data", key), "the embedded conf is not a mapping")
@@ -440,7 +444,10 @@ def parse_conf(
     try:
         document = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
-        message = yaml_problem(source, exc) if line_numbers else f"{source}: not valid YAML: {exc}"
+        if line_numbers:
+            message = yaml_problem(source, exc, text=text)
+        else:
+            message = f"{source}: not valid YAML: {' '.join(str(exc).split())}"
         raise ConfError(message) from exc
     if document is None:
         raise ConfError(f"{source}: the conf is empty")
@@ -478,10 +485,9 @@ def load_conf(
     except OSError as exc:
         raise ConfUnreadable(f"{path}: cannot read the conf: {exc.strerror or exc}") from exc
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ConfError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x})") from exc
+        text = decode(data, str(path))
+    except InputTextError as exc:
+        raise ConfError(str(exc)) from None
     return parse_conf(text, str(path), registry, apply_defaults=apply_defaults)
 
 

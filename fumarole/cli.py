@@ -2,12 +2,16 @@
 ``conf show`` (one module each in ``fumarole.commands``).
 
 Exit status 0 on success, 1 when ``conf validate`` finds problems, 2 with one message on standard
-error (``fumarole: ...``) for bad input.
+error (``fumarole: ...``) for bad input. When standard output is a pipe that closes early
+(``fumarole schedule ... | head -1``), fumarole stops writing and exits quietly with status 141
+(128 + SIGPIPE), the status a shell reports for ``seq 1000000 | head -1``'s ``seq``; a standard
+output closed from the start (``>&-``) is bad input.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -15,7 +19,7 @@ from loguru import logger
 from pydantic import ValidationError
 
 from fumarole import __version__
-from fumarole.commands import EXIT_BAD_INPUT, UsageError, conf, plugins, schedule, simulate
+from fumarole.commands import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, UsageError, conf, plugins, schedule, simulate
 from fumarole.framework.cache import SnapshotError
 from fumarole.framework.conf import ConfError
 from fumarole.framework.registry import RegistryError
@@ -43,6 +47,31 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if sys.stdout is None:
+        print("fumarole: standard output is closed", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        try:
+            return _main(argv)
+        finally:  # what is still buffered is written now, where a closed pipe can be caught
+            sys.stdout.flush()
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null, so that flushing it at exit cannot fail again (Python would
+    print ``Exception ignored ... BrokenPipeError``)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = Settings()

@@ -1,4 +1,6 @@
-"""Readable tables of what each cycle decided (``fumarole schedule --format table``)."""
+"""Readable tables of what each cycle decided (``fumarole schedule --format table``), and the console
+every command prints its tables on (``stdout_console``).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +11,20 @@ from rich.table import Table
 
 from fumarole.framework.cache import ClusterCache
 from fumarole.framework.decisions import CycleDecisions
+
+
+class _StdoutConsole(Console):
+    """rich's console, except that a closed pipe raises ``BrokenPipeError`` for the command line to exit
+    with its status for it (rich would exit with 1, the status of ``conf validate``'s problems)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def stdout_console() -> Console:
+    """A rich console on standard output (see ``fumarole.cli`` for a closed pipe)."""
+    return _StdoutConsole()
 
 
 def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
@@ -23,7 +39,7 @@ def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) ->
 def print_cycles(
     results: Sequence[CycleDecisions], cache: ClusterCache, console: Console | None = None
 ) -> None:
-    console = console or Console()
+    console = console or stdout_console()
     for decisions in results:
         console.rule(f"cycle {decisions.cycle}")
         console.print(

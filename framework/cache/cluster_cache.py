@@ -17,7 +17,9 @@ session's view:
 
 ``apply`` changes the objects like ``kubectl apply`` (create or replace by kind/namespace/name,
 delete when asked). It is all-or-nothing: the candidate object set is validated (hypernode tree
-included) before anything is changed.
+included) before anything is changed. Deleting an object that does not exist changes nothing and is
+a warning (``Code.DELETE_MISSING``), as ``kubectl delete --ignore-not-found`` would be silent and
+plain ``kubectl delete`` an error: the rest of the file still applies.
 
 ``apply`` takes a cycle's decision log as the API server would (``cache.apply``): a bind sets the
 pod's node, an eviction marks the pod deleting, a nomination sets ``status.nominatedNodeName``, the
@@ -38,7 +40,7 @@ from ..api.task_info import TaskInfo
 from ..api.task_status import TaskStatus
 from ..diagnostics import Code, Diagnostics
 from ..settings import Settings
-from .codec import LoadedFile, SnapshotError, check_duplicates, read_file
+from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicates, read_file
 from .objects import ConfigMap, HyperNode, KubeObject, Node, Pod, PodGroup, PriorityClass, Queue
 from .snapshot import ClusterSnapshot
 
@@ -92,12 +94,14 @@ class ClusterCache:
     def apply_files(self, files: list[LoadedFile]) -> None:
         """Apply files like ``kubectl apply``, all or nothing."""
         staged = {kind: dict(store) for kind, store in self._stores().items()}
+        missing: list[tuple[str, str]] = []
         for loaded in files:
             for document in loaded.documents:
                 store = staged[document.obj.KIND]
                 key = document.obj.key
                 if document.delete:
-                    store.pop(key, None)
+                    if store.pop(key, None) is None:
+                        missing.append((f"{document.obj.KIND} {key}", document.source))
                 else:
                     store[key] = document.obj
         try:
@@ -110,6 +114,13 @@ class ClusterCache:
             store.update(staged[kind])
         for loaded in files:
             self.ignored.update(loaded.ignored)
+        for subject, source in missing:
+            self.diagnostics.add(
+                Code.DELETE_MISSING,
+                subject,
+                f"{source}: {subject}: {DELETE_ANNOTATION} asks to delete an object that does not exist; "
+                "nothing deleted",
+            )
         self._topology = topology
         self._task_protos = {key: proto for key, proto in self._task_protos.items() if key in self.pods}
         for node in self.nodes.values():

@@ -11,25 +11,49 @@ scheduling.k8s.io/v1 PriorityClass, topology.volcano.sh/v1alpha1 HyperNode.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cached_property
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from ..api import quantity
 from ..api.labels import LabelSelector, Requirement
 from ..api.network_topology import NetworkTopologySpec, SubGroupPolicySpec
 from ..api.resource import Resource
+from ..util.input_text import RESOURCE_ERROR, short_repr
+
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+"""A Go ``int32`` field (priorities, weights, counts): a larger number is an error, not an overflow."""
+NonNegativeInt32 = Annotated[int, Field(ge=0, le=2**31 - 1)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+"""A Go ``int64`` (or ``int``) field."""
 
 
-def _check_quantity(raw: object) -> str:
-    quantity.parse_quantity(raw)
-    return str(raw) if not isinstance(raw, str) else raw
+def resource_list(raw: object) -> dict[str, str]:
+    """A resource list (``requests``, ``allocatable``, ``capability`` …): names to quantities, each
+    acceptable as an amount of its resource (``quantity.check_resource``: not negative, not out of
+    range). A bad entry is reported at its own key (``requests.cpu``) through ``RESOURCE_ERROR``."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"must be a mapping of resource names to quantities (got {short_repr(raw)})")
+    out: dict[str, str] = {}
+    for name, value in raw.items():
+        if not isinstance(name, str):
+            raise ValueError(f"resource names must be strings (got {short_repr(name)})")
+        try:
+            quantity.check_resource(name, value)
+        except quantity.QuantityError as exc:
+            context = {"resource": name, "message": str(exc)}
+            raise PydanticCustomError(RESOURCE_ERROR, "{message}", context) from None
+        out[name] = value if isinstance(value, str) else str(value)
+    return out
 
 
-Quantity = Annotated[str, BeforeValidator(_check_quantity)]
-ResourceList = dict[str, Quantity]
+ResourceList = Annotated[dict[str, str], BeforeValidator(resource_list)]
 
 
 def _parse_time(raw: object) -> float | None:
@@ -190,7 +214,7 @@ class NodeSelector(K8sModel):
 
 
 class PreferredSchedulingTerm(K8sModel):
-    weight: int
+    weight: Int32
     preference: NodeSelectorTerm
 
 
@@ -209,7 +233,7 @@ class PodAffinityTerm(K8sModel):
 
 
 class WeightedPodAffinityTerm(K8sModel):
-    weight: int
+    weight: Int32
     pod_affinity_term: PodAffinityTerm = Field(alias="podAffinityTerm")
 
 
@@ -233,7 +257,7 @@ class Toleration(K8sModel):
     operator: Literal["Exists", "Equal", ""] = ""
     value: str = ""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute", ""] = ""
-    toleration_seconds: int | None = Field(None, alias="tolerationSeconds")
+    toleration_seconds: Int64 | None = Field(None, alias="tolerationSeconds")
 
 
 class Taint(K8sModel):
@@ -244,13 +268,13 @@ class Taint(K8sModel):
 
 # ---------------------------------------------------------------------------------------- Pod
 class ResourceRequirements(K8sModel):
-    requests: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
-    limits: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    requests: ResourceList = Field(default_factory=dict)
+    limits: ResourceList = Field(default_factory=dict)
 
 
 class ContainerPort(K8sModel):
-    container_port: int = Field(0, alias="containerPort")
-    host_port: int = Field(0, alias="hostPort")
+    container_port: Int32 = Field(0, alias="containerPort")
+    host_port: Int32 = Field(0, alias="hostPort")
     protocol: str = "TCP"
     host_ip: str = Field("", alias="hostIP")
 
@@ -273,14 +297,14 @@ class SchedulingGate(K8sModel):
 class PodSpec(K8sModel):
     node_name: str = Field("", alias="nodeName")
     scheduler_name: str = Field("", alias="schedulerName")
-    priority: int | None = None
+    priority: Int32 | None = None
     priority_class_name: str = Field("", alias="priorityClassName")
     preemption_policy: str = Field("", alias="preemptionPolicy")
     containers: Annotated[list[Container], BeforeValidator(_none_as_list)] = Field(default_factory=list)
     init_containers: Annotated[list[Container], BeforeValidator(_none_as_list)] = Field(
         default_factory=list, alias="initContainers"
     )
-    overhead: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    overhead: ResourceList = Field(default_factory=dict)
     node_selector: StrMap = Field(default_factory=dict, alias="nodeSelector")
     affinity: Affinity | None = None
     tolerations: Annotated[list[Toleration], BeforeValidator(_none_as_list)] = Field(default_factory=list)
@@ -330,7 +354,7 @@ class NodeCondition(K8sModel):
 
 class ContainerImage(K8sModel):
     names: Annotated[list[str], BeforeValidator(_none_as_list)] = Field(default_factory=list)
-    size_bytes: int = Field(0, alias="sizeBytes")
+    size_bytes: Int64 = Field(0, alias="sizeBytes")
 
 
 class NodeSpec(K8sModel):
@@ -339,8 +363,8 @@ class NodeSpec(K8sModel):
 
 
 class NodeStatus(K8sModel):
-    allocatable: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
-    capacity: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    allocatable: ResourceList = Field(default_factory=dict)
+    capacity: ResourceList = Field(default_factory=dict)
     conditions: Annotated[list[NodeCondition], BeforeValidator(_none_as_list)] = Field(default_factory=list)
     images: Annotated[list[ContainerImage], BeforeValidator(_none_as_list)] = Field(default_factory=list)
 
@@ -376,7 +400,7 @@ class Node(KubeObject):
 # ---------------------------------------------------------------------------------------- Volcano
 class NetworkTopologyModel(K8sModel):
     mode: Literal["hard", "soft", ""] = ""
-    highest_tier_allowed: int | None = Field(None, alias="highestTierAllowed")
+    highest_tier_allowed: Int32 | None = Field(None, alias="highestTierAllowed")
     highest_tier_name: str = Field("", alias="highestTierName")
 
     def to_spec(self) -> NetworkTopologySpec:
@@ -389,8 +413,8 @@ class SubGroupPolicyModel(K8sModel):
         default_factory=list, alias="matchLabelKeys"
     )
     label_selector: LabelSelectorModel | None = Field(None, alias="labelSelector")
-    sub_group_size: int | None = Field(None, alias="subGroupSize")
-    min_sub_groups: int | None = Field(None, alias="minSubGroups")
+    sub_group_size: Int32 | None = Field(None, alias="subGroupSize")
+    min_sub_groups: Int32 | None = Field(None, alias="minSubGroups")
     network_topology: NetworkTopologyModel | None = Field(None, alias="networkTopology")
 
     def to_spec(self) -> SubGroupPolicySpec:
@@ -414,8 +438,8 @@ class PodGroupCondition(K8sModel):
 
 
 class PodGroupSpec(K8sModel):
-    min_member: int = Field(0, alias="minMember", ge=0)
-    min_task_member: Annotated[dict[str, int], BeforeValidator(_none_as_dict)] = Field(
+    min_member: NonNegativeInt32 = Field(0, alias="minMember")
+    min_task_member: Annotated[dict[str, Int32], BeforeValidator(_none_as_dict)] = Field(
         default_factory=dict, alias="minTaskMember"
     )
     min_resources: ResourceList | None = Field(None, alias="minResources")
@@ -435,9 +459,9 @@ class PodGroupStatusModel(K8sModel):
     conditions: Annotated[list[PodGroupCondition], BeforeValidator(_none_as_list)] = Field(
         default_factory=list
     )
-    running: int = 0
-    succeeded: int = 0
-    failed: int = 0
+    running: Int32 = 0
+    succeeded: Int32 = 0
+    failed: Int32 = 0
 
 
 class PodGroup(KubeObject):
@@ -459,16 +483,16 @@ class PodGroup(KubeObject):
 
 
 class QueueGuarantee(K8sModel):
-    resource: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    resource: ResourceList = Field(default_factory=dict)
 
 
 class QueueSpec(K8sModel):
-    weight: int = Field(1, ge=0)
-    capability: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
-    deserved: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    weight: NonNegativeInt32 = 1
+    capability: ResourceList = Field(default_factory=dict)
+    deserved: ResourceList = Field(default_factory=dict)
     guarantee: QueueGuarantee = Field(default_factory=QueueGuarantee)
     reclaimable: bool | None = None
-    priority: int = 0
+    priority: Int32 = 0
     parent: str = ""
 
 
@@ -489,7 +513,7 @@ class Queue(KubeObject):
 class PriorityClass(KubeObject):
     KIND: ClassVar[str] = "PriorityClass"
     NAMESPACED: ClassVar[bool] = False
-    value: int = 0
+    value: Int32 = 0
     global_default: bool = Field(False, alias="globalDefault")
     preemption_policy: str = Field("", alias="preemptionPolicy")
 
@@ -514,7 +538,7 @@ class HyperNodeMember(K8sModel):
 
 
 class HyperNodeSpec(K8sModel):
-    tier: int = Field(ge=0)
+    tier: NonNegativeInt32
     tier_name: str = Field("", alias="tierName")
     members: Annotated[list[HyperNodeMember], BeforeValidator(_none_as_list)] = Field(default_factory=list)
 

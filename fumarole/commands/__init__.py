@@ -11,6 +11,9 @@ EXIT_PROBLEMS = 1
 """``conf validate`` found problems in a conf."""
 EXIT_BAD_INPUT = 2
 """Bad input: a file that cannot be read or used, a bad option (argparse uses 2 as well)."""
+EXIT_BROKEN_PIPE = 141
+"""Standard output closed early (``| head -1``): 128 + SIGPIPE, what a shell reports for a Unix tool
+that SIGPIPE stopped; nothing is printed."""
 
 
 class UsageError(ValueError):

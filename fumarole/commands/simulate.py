@@ -21,6 +21,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 from fumarole.commands import EXIT_OK, UsageError
 from fumarole.framework.registry import Registry
 from fumarole.framework.settings import Settings
+from fumarole.report import stdout_console
 
 
 def register(commands: Any) -> None:
@@ -135,9 +136,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             titles.append(title)
             summaries.append(summary)
             walls.append(wall)
-        print_summary(titles, summaries, walls)
+        print_summary(titles, summaries, walls, stdout_console())
         return EXIT_OK
     title = Path(args.conf).stem if args.conf else "workload conf"
     summary, wall = _run_one(workload, args.conf, settings, out, args, title)
-    print_summary([title], [summary], [wall])
+    print_summary([title], [summary], [wall], stdout_console())
     return EXIT_OK

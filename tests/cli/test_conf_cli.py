@@ -165,7 +165,7 @@ def workdir(tmp_path: Path) -> Path:
         pytest.param(
             ["binary.yaml"],
             1,
-            ["binary.yaml:2: not UTF-8 text (byte 0xe9)", "binary.yaml: 1 problem"],
+            ["binary.yaml:2: not UTF-8 text (byte 0xe9 at offset 25)", "binary.yaml: 1 problem"],
             [],
             id="not-text",
         ),

@@ -24,6 +24,7 @@ from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache import ClusterCache, ClusterSnapshot, SnapshotError
 from fumarole.framework.cache.codec import read_file
 from fumarole.framework.conf import SchedulerConf
+from fumarole.framework.diagnostics import Code
 from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
@@ -725,6 +726,15 @@ def test_apply_creates_replaces_and_deletes(tmp_path: Path) -> None:
     assert sorted(cache.pods) == ["ns/q", "ns/r"]
     job = cache.snapshot().jobs["ns/pg"]
     assert sorted(t.name for t in job.tasks.values()) == ["q", "r"]
+    # deleting what does not exist changes nothing and is a warning, not an error
+    assert [(d.code, d.subject, d.text) for d in cache.diagnostics] == [
+        (
+            Code.DELETE_MISSING,
+            "Pod ns/absent",
+            f"{changes}: Pod ns/absent: fumarole.io/delete asks to delete an object that does not exist; "
+            "nothing deleted",
+        )
+    ]
 
 
 def test_apply_counts_ignored_kinds_across_files(tmp_path: Path) -> None:
