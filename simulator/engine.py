@@ -35,7 +35,11 @@ from .metrics import Metrics
 from .workload import Workload
 
 
-def load_scheduler_conf(workload: Workload, registry: Registry, override: str | None = None) -> SchedulerConf:
+def load_scheduler_conf(
+    workload: Workload, registry: Registry, override: str | None = None, *, skip_unsupported: bool = False
+) -> SchedulerConf:
+    """The conf of a run: ``override`` (``--conf``), else the workload's (a file or inline), else
+    Volcano's default; ``skip_unsupported`` as for ``load_conf``."""
     source = override if override is not None else workload.conf
     if source is None:
         from fumarole.framework.conf import DEFAULT_CONF_TEXT
@@ -44,8 +48,14 @@ def load_scheduler_conf(workload: Workload, registry: Registry, override: str | 
     if isinstance(source, dict):
         import yaml
 
-        return parse_conf(yaml.safe_dump(source), f"{workload.source} (conf)", registry, line_numbers=False)
-    return load_conf(source, registry)
+        return parse_conf(
+            yaml.safe_dump(source),
+            f"{workload.source} (conf)",
+            registry,
+            line_numbers=False,
+            skip_unsupported=skip_unsupported,
+        )
+    return load_conf(source, registry, skip_unsupported=skip_unsupported)
 
 
 class Simulation:

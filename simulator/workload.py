@@ -44,7 +44,7 @@ import yaml
 from fumarole.framework.api import quantity
 from fumarole.framework.cache.objects import resource_list
 from fumarole.framework.conf import MAX_PROBLEMS_ON_ONE_LINE, Loc, problems_of
-from fumarole.framework.util.input_text import InputTextError, decode, one_line, yaml_problem
+from fumarole.framework.util.input_text import SAFE_LOADER, InputTextError, decode, one_line, yaml_problem
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -56,8 +56,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class WorkloadError(ValueError):

@@ -27,11 +27,8 @@ import yaml
 from pydantic import ValidationError
 
 from ..conf import format_validation_error
-from ..util.input_text import InputTextError, decode, one_line, short_repr, yaml_problem
+from ..util.input_text import SAFE_LOADER, InputTextError, decode, one_line, short_repr, yaml_problem
 from .objects import API_GROUPS, KINDS, KubeObject
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
 
 DELETE_ANNOTATION = "fumarole.io/delete"
 

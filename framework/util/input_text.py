@@ -15,6 +15,9 @@ import yaml
 
 BOMS = {b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
 
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
+
 
 RESOURCE_ERROR = "resource_quantity"
 """The pydantic error type of a bad entry in a resource list; its ``ctx["resource"]`` names the entry,

@@ -6,6 +6,13 @@ which returns the exit status; ``fumarole.cli`` parses, configures logging, runs
 turns the errors of bad input into exit status 2 with one message on standard error.
 """
 
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from fumarole.framework.settings import Settings
+
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 """``conf validate`` found problems in a conf."""
@@ -18,3 +25,21 @@ that SIGPIPE stopped; nothing is printed."""
 
 class UsageError(ValueError):
     """Bad input the user can fix; printed as ``fumarole: <message>`` with exit status 2."""
+
+
+SKIP_UNSUPPORTED_HELP = (
+    "leave out, with a warning, the conf's Volcano plugins and actions fumarole does not implement "
+    "(deviceshare, shuffle, ...), so the rest of the conf can be tried (also FUMAROLE_SKIP_UNSUPPORTED=true)"
+)
+
+
+def add_skip_unsupported(parser: Any) -> None:
+    """The ``--skip-unsupported`` option of the commands that load a conf."""
+    parser.add_argument("--skip-unsupported", action="store_true", help=SKIP_UNSUPPORTED_HELP)
+
+
+def with_options(args: argparse.Namespace, settings: Settings) -> Settings:
+    """The settings with the command line's overrides (``--skip-unsupported``)."""
+    if getattr(args, "skip_unsupported", False) and not settings.skip_unsupported:
+        return settings.model_copy(update={"skip_unsupported": True})
+    return settings

@@ -1,10 +1,12 @@
 """``fumarole schedule``: run scheduling cycles over a snapshot of Kubernetes objects.
 
 ``fumarole schedule [--conf CONF.yaml] --snapshot CLUSTER.yaml [--snapshot MORE.yaml ...]
-[--cycles N] [--then CHANGES.yaml ...] [--format json|table]``
+[--cycles N] [--then CHANGES.yaml ...] [--format json|table] [--skip-unsupported]``
 
 Without ``--conf`` nor ``FUMAROLE_CONF`` the conf is Volcano's default (``DefaultSchedulerConf``), as
-for Volcano's scheduler without a conf file.
+for Volcano's scheduler without a conf file. ``--conf`` may name a bare conf, its ConfigMap or a
+whole installer YAML; ``--skip-unsupported`` leaves out the Volcano plugins and actions fumarole
+does not implement, with a warning.
 
 One cycle is one session over the cluster: open, run the conf's actions, close. Between cycles the
 in-memory cluster applies the decisions (binds become Running pods, evictions delete pods) and
@@ -20,7 +22,7 @@ from typing import Any
 
 from loguru import logger
 
-from fumarole.commands import EXIT_OK, UsageError
+from fumarole.commands import EXIT_OK, UsageError, add_skip_unsupported, with_options
 from fumarole.framework.cache import ClusterCache, apply_decisions
 from fumarole.framework.cache.codec import LoadedFile, read_file
 from fumarole.framework.conf import SchedulerConf, default_conf, load_conf
@@ -48,6 +50,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--format", choices=("json", "table"), help="output (default: json unless a terminal)"
     )
+    add_skip_unsupported(parser)
     parser.set_defaults(run=run)
 
 
@@ -55,10 +58,13 @@ def chosen_conf(
     path: str | None, settings: Settings, registry: Registry, *, apply_defaults: bool = True
 ) -> SchedulerConf:
     """The conf ``schedule`` uses: ``path`` (``--conf``), else ``$FUMAROLE_CONF``, else Volcano's
-    default conf, as Volcano's scheduler does without a conf file (said at INFO level)."""
+    default conf, as Volcano's scheduler does without a conf file (said at INFO level). Its warnings
+    are ``conf.diagnostics``."""
     chosen = path or (str(settings.conf) if settings.conf else None)
     if chosen:
-        return load_conf(chosen, registry, apply_defaults=apply_defaults)
+        return load_conf(
+            chosen, registry, apply_defaults=apply_defaults, skip_unsupported=settings.skip_unsupported
+        )
     conf = default_conf(registry, apply_defaults=apply_defaults)
     tiers = " | ".join(", ".join(plugin.name for plugin in tier.plugins) for tier in conf.tiers)
     logger.info(
@@ -70,6 +76,7 @@ def chosen_conf(
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    settings = with_options(args, settings)
     registry = Registry()
     conf = chosen_conf(args.conf, settings, registry)
     cache = ClusterCache.from_files(args.snapshot, settings)

@@ -18,7 +18,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from fumarole.commands import EXIT_OK, UsageError
+from fumarole.commands import EXIT_OK, UsageError, add_skip_unsupported, with_options
 from fumarole.framework.registry import Registry
 from fumarole.framework.settings import Settings
 from fumarole.report import stdout_console
@@ -40,6 +40,7 @@ def register(commands: Any) -> None:
     parser.add_argument("--wall-clock", action="store_true", help="also write wall_seconds into summary.json")
     parser.add_argument("--schema", action="store_true", help="print the workload JSON schema and exit")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_skip_unsupported(parser)
     parser.set_defaults(run=run)
 
 
@@ -80,7 +81,7 @@ def _run_one(
     from fumarole.simulator.output import write_outputs
 
     registry = Registry()
-    conf = load_scheduler_conf(workload, registry, conf_path)
+    conf = load_scheduler_conf(workload, registry, conf_path, skip_unsupported=settings.skip_unsupported)
     run_settings = settings.model_copy(update={"seed": workload.seed})
     console = Console(stderr=True)
     show = not args.quiet and console.is_terminal
@@ -108,6 +109,7 @@ def _run_one(
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    settings = with_options(args, settings)
     if args.schema:
         from fumarole.simulator.workload import Workload
 

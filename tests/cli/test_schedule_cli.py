@@ -410,3 +410,65 @@ def test_usage_errors_come_from_argparse(workdir: Path) -> None:
         result.stderr.splitlines()[-1]
         == "fumarole schedule: error: the following arguments are required: --snapshot"
     )
+
+
+# ---------------------------------------------------------------------------------------- real confs
+CORPUS = FIXTURES / "confs"
+NPU_SCENARIO = (
+    ROOT
+    / "tests"
+    / "scenarios"
+    / "confs"
+    / "npu-inference-training"
+    / "test_restart_returns_to_cached_nodes.yaml"
+)
+
+
+@pytest.fixture
+def npu_cluster(tmp_path: Path) -> Path:
+    """Three 910B nodes and a training job of two 4-chip ranks (the objects of NPU_SCENARIO)."""
+    import yaml
+
+    objects = yaml.safe_load(NPU_SCENARIO.read_text())["objects"]
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
+    for source in ("ascend/volcano-v1.9.0.yaml", "ascend/installer-v1.15.0-excerpt.yaml"):
+        shutil.copy(CORPUS / source, tmp_path / Path(source).name)
+    shutil.copy(CORPUS / "volcano" / "volcano-scheduler-ci.conf", tmp_path / "ci.conf")
+    shutil.copy(MANIFESTS / "fgd-test-scheduler-config.yaml", tmp_path / "kube-scheduler.yaml")
+    return tmp_path
+
+
+@pytest.mark.parametrize("conf", ["volcano-v1.9.0.yaml", "installer-v1.15.0-excerpt.yaml"])
+def test_the_ascend_confs_schedule_a_910b_job(npu_cluster: Path, conf: str) -> None:
+    result = schedule(npu_cluster, "--conf", conf, "--snapshot", "cluster.yaml", "--format", "json")
+    assert result.returncode == 0
+    binds = [(bind["pod"], bind["node"]) for bind in json.loads(result.stdout)["cycles"][0]["binds"]]
+    assert binds == [("default/job-a-worker-0", "node-1"), ("default/job-a-worker-1", "node-0")]
+    assert "predicate.GPUSharingEnable is obsolete" in result.stderr  # the conf's warnings are said
+    assert "predicate.GPUNumberEnable is obsolete" in result.stderr
+
+
+def test_a_conf_naming_what_fumarole_lacks_runs_with_skip_unsupported(npu_cluster: Path) -> None:
+    args = ["--conf", "ci.conf", "--snapshot", "cluster.yaml", "--format", "json"]
+    refused = schedule(npu_cluster, *args)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "fumarole: ci.conf:11: tiers[0].plugins[3].name: 'sla' is a Volcano plugin (since v1.5.0) that "
+        "fumarole does not implement; --skip-unsupported (FUMAROLE_SKIP_UNSUPPORTED=true) skips it\n"
+    )
+    for run in (
+        schedule(npu_cluster, *args, "--skip-unsupported"),
+        schedule(npu_cluster, *args, env={"FUMAROLE_SKIP_UNSUPPORTED": "true"}),
+    ):
+        assert run.returncode == 0
+        assert "plugin 'sla' skipped (--skip-unsupported)" in run.stderr
+        assert len(json.loads(run.stdout)["cycles"][0]["binds"]) == 2
+
+
+def test_a_kube_scheduler_configuration_is_refused(npu_cluster: Path) -> None:
+    result = schedule(npu_cluster, "--conf", "kube-scheduler.yaml", "--snapshot", "cluster.yaml")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "fumarole: kube-scheduler.yaml:3: kind: a kube-scheduler KubeSchedulerConfiguration, not a Volcano "
+        "scheduler conf (a Volcano conf has actions and tiers of plugins)\n"
+    )

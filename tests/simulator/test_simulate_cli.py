@@ -163,6 +163,46 @@ def test_out_writes_every_file(workdir: Path) -> None:
     assert (rows["metric"], rows["evictions"]) == (["workload conf"], ["1"])
 
 
+LACKING = """\
+actions: "enqueue, allocate, preempt, backfill, shuffle"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+  - name: sla
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+"""
+
+
+def test_skip_unsupported_runs_the_rest_of_the_conf(workdir: Path) -> None:
+    (workdir / "lacking.yaml").write_text(LACKING, encoding="utf-8")
+    refused = run_cli(workdir, "preempt.yaml", "--conf", "lacking.yaml", "--out", "refused")
+    skip = "--skip-unsupported (FUMAROLE_SKIP_UNSUPPORTED=true) skips it"
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "fumarole: lacking.yaml:1: actions: 'shuffle' is a Volcano action (since v1.6.0) that fumarole does "
+        f"not implement; {skip}\n"
+        "lacking.yaml:7: tiers[0].plugins[3].name: 'sla' is a Volcano plugin (since v1.5.0) that fumarole "
+        f"does not implement; {skip}\n"
+    )
+    skipped = run_cli(
+        workdir, "preempt.yaml", "--conf", "lacking.yaml", "--skip-unsupported", "--out", "skipped"
+    )
+    assert skipped.returncode == 0
+    assert "action 'shuffle' skipped" in skipped.stderr and "plugin 'sla' skipped" in skipped.stderr
+    # without the skipped entries the conf is conf-a.yaml: the same run
+    same = run_cli(workdir, "preempt.yaml", "--conf", "conf-a.yaml", "--out", "same")
+    assert same.returncode == 0
+    summaries = [(workdir / run / "summary.json").read_text(encoding="utf-8") for run in ("skipped", "same")]
+    assert summaries[0] == summaries[1] and json.loads(summaries[0])["evictions"] == 1
+
+
 def test_wall_clock_goes_into_the_summary_when_asked(workdir: Path) -> None:
     result = run_cli(workdir, "preempt.yaml", "--out", "out", "--wall-clock")
     assert result.returncode == 0
