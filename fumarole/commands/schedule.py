@@ -1,7 +1,7 @@
 """``fumarole schedule``: run scheduling cycles over a snapshot of Kubernetes objects.
 
 ``fumarole schedule [--conf CONF.yaml] --snapshot CLUSTER.yaml [--snapshot MORE.yaml ...]
-[--cycles N] [--then CHANGES.yaml ...] [--format json|table]``
+[--cycles N] [--then CHANGES.yaml ...] [--format json|table] [--strict]``
 
 Without ``--conf`` nor ``FUMAROLE_CONF`` the conf is Volcano's default (``DefaultSchedulerConf``), as
 for Volcano's scheduler without a conf file.
@@ -9,6 +9,11 @@ for Volcano's scheduler without a conf file.
 One cycle is one session over the cluster: open, run the conf's actions, close. Between cycles the
 in-memory cluster applies the decisions (binds become Running pods, evictions delete pods) and
 then the next ``--then`` file.
+
+Warnings about the input (``framework.diagnostics``: the conf's, then the cluster's in the order
+seen) are logged on stderr as they are found, printed with the output (JSON ``warnings``, or a table)
+and, with ``--strict`` or ``FUMAROLE_STRICT``, make the run fail (exit 2, one line each, nothing on
+stdout).
 """
 
 from __future__ import annotations
@@ -20,10 +25,11 @@ from typing import Any
 
 from loguru import logger
 
-from fumarole.commands import EXIT_OK, UsageError
+from fumarole.commands import EXIT_OK, UsageError, add_strict_argument, strict_requested
 from fumarole.framework.cache import ClusterCache, apply_decisions
 from fumarole.framework.cache.codec import LoadedFile, read_file
 from fumarole.framework.conf import SchedulerConf, default_conf, load_conf
+from fumarole.framework.diagnostics import Diagnostics
 from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.settings import Settings
@@ -48,6 +54,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--format", choices=("json", "table"), help="output (default: json unless a terminal)"
     )
+    add_strict_argument(parser)
     parser.set_defaults(run=run)
 
 
@@ -89,12 +96,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             apply_decisions(cache, decisions)
             if cycle <= len(changes):
                 cache.apply_files([changes[cycle - 1]])
+    warnings = Diagnostics(getattr(conf, "diagnostics", ()))
+    warnings.extend(cache.diagnostics)
+    if strict_requested(args, settings):
+        warnings.raise_if_any()
     output_format = args.format or ("table" if sys.stdout.isatty() else "json")
     if output_format == "json":
-        json.dump({"cycles": [decisions.to_json() for decisions in results]}, sys.stdout, indent=2)
+        output = {"cycles": [decisions.to_json() for decisions in results], "warnings": warnings.to_json()}
+        json.dump(output, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         from fumarole.report import print_cycles
 
-        print_cycles(results, cache)
+        print_cycles(results, warnings)
     return EXIT_OK
