@@ -10,6 +10,11 @@ One cycle is one session over the cluster: open, run the conf's actions, close. 
 in-memory cluster applies the decisions (binds become Running pods, evictions delete pods) and
 then the next ``--then`` file.
 
+The scheduler's clock is the input's, not the wall clock's, so that the same input gives the same
+output byte for byte: each cycle runs one schedule period (1 s) after the later of the previous
+cycle and the newest timestamp among the cluster's objects (creation, deletion, pod start, PodGroup
+condition times); with no timestamp at all, cycle *i* runs at *i* seconds after the Unix epoch.
+
 Warnings about the input (``framework.diagnostics``: the conf's, then the cluster's in the order
 seen) are logged on stderr as they are found, printed with the output (JSON ``warnings``, or a table)
 and, with ``--strict`` or ``FUMAROLE_STRICT``, make the run fail (exit 2, one line each, nothing on
@@ -28,11 +33,15 @@ from loguru import logger
 from fumarole.commands import EXIT_OK, UsageError, add_strict_argument, strict_requested
 from fumarole.framework.cache import ClusterCache, apply_decisions
 from fumarole.framework.cache.codec import LoadedFile, read_file
+from fumarole.framework.cache.objects import Pod, PodGroup
 from fumarole.framework.conf import SchedulerConf, default_conf, load_conf
 from fumarole.framework.diagnostics import Diagnostics
 from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.settings import Settings
+
+SCHEDULE_PERIOD = 1.0
+"""Seconds between two cycles on the scheduler's clock (Volcano's default ``--schedule-period``)."""
 
 
 def register(commands: Any) -> None:
@@ -76,6 +85,25 @@ def chosen_conf(
     return conf
 
 
+def newest_timestamp(cache: ClusterCache) -> float:
+    """The newest time written in the cluster's objects (seconds since the epoch; 0 when none)."""
+    newest = 0.0
+    for obj in cache.objects():
+        times = [obj.metadata.creation_timestamp, obj.metadata.deletion_timestamp]
+        if isinstance(obj, Pod):
+            times.append(obj.status.start_time)
+        elif isinstance(obj, PodGroup):
+            times.extend(condition.last_transition_time for condition in obj.status.conditions)
+        newest = max([newest, *(t for t in times if t is not None)])
+    return newest
+
+
+def next_clock(cache: ClusterCache, previous: float) -> float:
+    """When the next cycle runs: one period after the later of the previous cycle and the newest
+    timestamp in the cluster."""
+    return max(previous, newest_timestamp(cache)) + SCHEDULE_PERIOD
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     registry = Registry()
     conf = chosen_conf(args.conf, settings, registry)
@@ -89,8 +117,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(f"--cycles {cycles} leaves --then file(s) unused: {unused}")
     scheduler = Scheduler(conf, cache, registry=registry, settings=settings)
     results = []
+    now = 0.0
     for cycle in range(1, cycles + 1):
-        decisions = scheduler.run_once()
+        now = next_clock(cache, now)
+        decisions = scheduler.run_once(now=now)
         results.append(decisions)
         if cycle < cycles:
             apply_decisions(cache, decisions)
