@@ -56,26 +56,42 @@ def _amount(name: str, amount: float) -> str:
     return f"{name} {format_quantity(name, amount)}"
 
 
-def larger_than_any_node(task: TaskInfo, nodes: list[NodeInfo]) -> str:
+class LargestAllocatable:
+    """The largest allocatable of each resource over the session's nodes, and a node that has it
+    (the first in node order), computed once per resource."""
+
+    def __init__(self, nodes: list[NodeInfo]) -> None:
+        self.nodes = nodes
+        self._largest: dict[str, tuple[float, str]] = {}
+
+    def of(self, name: str) -> tuple[float, str]:
+        found = self._largest.get(name)
+        if found is None:
+            largest, where = 0.0, ""
+            for node in self.nodes:
+                offered = node.allocatable.get(name)
+                if offered > largest:
+                    largest, where = offered, node.name
+            found = self._largest[name] = (largest, where)
+        return found
+
+
+def larger_than_any_node(task: TaskInfo, largest: LargestAllocatable) -> str:
     """``Pod ns/x requests cpu 8, more than any node offers (the largest allocatable cpu is 4, on n2)``,
     one clause per such resource; "" when every requested amount fits some node's allocatable."""
     request = task.init_resreq
     clauses = []
     for name in request.resource_names():
         wanted = request.get(name)
-        largest, where = 0.0, ""
-        for node in nodes:
-            offered = node.allocatable.get(name)
-            if offered > largest:
-                largest, where = offered, node.name
-        if wanted - largest < MIN_RESOURCE:
+        most, where = largest.of(name)
+        if wanted - most < MIN_RESOURCE:
             continue
         if not where:
             clauses.append(f"{_amount(name, wanted)}, which no node offers")
         else:
             clauses.append(
                 f"{_amount(name, wanted)}, more than any node offers (the largest allocatable {name} is "
-                f"{format_quantity(name, largest)}, on {where})"
+                f"{format_quantity(name, most)}, on {where})"
             )
     if not clauses:
         return ""
@@ -93,12 +109,13 @@ class PendingReasons:
     """The pending reasons of one closing session (``of(job, task)``)."""
 
     def __init__(self, ssn: Session) -> None:
-        self.nodes = ssn.node_list
+        self.largest = LargestAllocatable(ssn.node_list)
         self.decisions: CycleDecisions = ssn.decisions
         self.refusals = ssn.decisions.refusals
+        self._gangs: dict[str, str] = {}
 
     def of(self, job: JobInfo, task: TaskInfo) -> str:
-        fixed = gated(task) or larger_than_any_node(task, self.nodes)
+        fixed = gated(task) or larger_than_any_node(task, self.largest)
         if fixed:
             return fixed
         explanation = job.topology_explanation
@@ -111,7 +128,9 @@ class PendingReasons:
             return f"{head}: {detail}" if detail else head
         if refused:
             return refused
-        gang = self._gang(job)
+        gang = self._gangs.get(job.uid)
+        if gang is None:
+            gang = self._gangs[job.uid] = self._gang(job)
         if gang:
             return gang
         return self._own(job, task) or self._placed_then_discarded(task) or self._job_level(job)
@@ -119,7 +138,7 @@ class PendingReasons:
     # ------------------------------------------------------------------ pieces
     def _own(self, job: JobInfo, task: TaskInfo) -> str:
         """The task's own blocker: gates, size, fit errors, its queue's refusal."""
-        fixed = gated(task) or larger_than_any_node(task, self.nodes)
+        fixed = gated(task) or larger_than_any_node(task, self.largest)
         if fixed:
             return fixed
         fit = job.nodes_fit_errors.get(task.uid)

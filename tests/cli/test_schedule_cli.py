@@ -21,6 +21,10 @@ from typing import Any
 
 import pytest
 from conftest import run_fumarole
+from fumarole.framework.diagnostics import Code, Diagnostic
+
+from fumarole.cli import main
+from fumarole.commands import schedule as command
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -534,3 +538,34 @@ def test_usage_errors_come_from_argparse(workdir: Path) -> None:
         result.stderr.splitlines()[-1]
         == "fumarole schedule: error: the following arguments are required: --snapshot"
     )
+
+
+def test_the_confs_warnings_come_first(
+    warned: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The conf loader's warnings (``SchedulerConf.diagnostics``) are printed before the cluster's.
+    obsolete = Diagnostic(
+        Code.OBSOLETE_KEY, "conf.yaml:7", "conf.yaml:7: predicate.GPUSharingEnable is obsolete"
+    )
+
+    class ConfWithWarnings:
+        def __init__(self, conf: Any) -> None:
+            self._conf = conf
+            self.diagnostics = (obsolete,)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._conf, name)
+
+    chosen = command.chosen_conf
+    monkeypatch.setattr(
+        command, "chosen_conf", lambda *args, **kwargs: ConfWithWarnings(chosen(*args, **kwargs))
+    )
+    monkeypatch.chdir(warned)
+    snapshots = ["--snapshot", "cluster.yaml", "--snapshot", "workload.yaml", "--snapshot", "extra.yaml"]
+    assert main(["schedule", *snapshots, "--then", "then-deploy.yaml", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["warnings"] == [obsolete.to_json(), LOST, DEPLOYMENT_IGNORED]
+    assert main(["schedule", *snapshots, "--strict"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "fumarole: conf.yaml:7: predicate.GPUSharingEnable is obsolete [obsolete-key] (--strict)",
+        f"fumarole: {_line(LOST)} (--strict)",
+    ]
