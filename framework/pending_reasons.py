@@ -8,10 +8,10 @@ reason, so that each pod names what must change for it to be placed:
    resource, and the largest allocatable with its node;
 3. its job has a hard network topology and no hypernode could hold it: every hypernode tried and
    why (``JobInfo.topology_explanation``, kept by allocate);
-4. its job was refused as a whole: a ``job_valid`` failure (e.g. gang's ``NotEnoughTasks``);
-5. its PodGroup is not admitted to its queue yet (enqueue refused it): the refusal noted by the
-   queue's plugin, else the last PodGroup event (e.g. proportion's ``queue resource quota
-   insufficient``);
+4. its PodGroup is not admitted to its queue yet (enqueue did not admit it): what was refused last
+   for the job (a closed queue, an invalid job), else the last PodGroup event (e.g. proportion's
+   ``queue resource quota insufficient``);
+5. its job was refused as a whole: a ``job_valid`` failure (e.g. gang's ``NotEnoughTasks``);
 6. its gang is not complete: ``gang <job>: <placed> of <tasks> placed, minMember <n>`` followed by
    what blocks the gang's pods that were not placed (each pod's own reason, below);
 7. the pod's own reason: its predicate failures summed over nodes (``FitErrors``), else the refusal
