@@ -3,8 +3,10 @@ concerns and the text.
 
 Every part that reads input (the conf loader, the snapshot codec, the cluster cache, the
 controllers' expansion of workloads) adds to a ``Diagnostics``; the command line prints them on
-stderr and in its JSON output (``warnings``), and ``--strict`` turns any of them into an error.
-A warning is recorded once (same code, object and text), in the order it was first seen.
+stderr (logged as WARNING when first seen, one line each) and in its output (JSON ``warnings``, a
+table), and ``--strict`` turns any of them into an error: exit 2, each warning one line on stderr
+(``fumarole: <text> [<code>] (--strict)``, the log lines of warnings are then left out), nothing on
+stdout. A warning is recorded once (same code, object and text), in the order it was first seen.
 
 Codes (``Code``) name the class of input, so a test or a user's script can match on them.
 """
@@ -16,6 +18,9 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 
 from loguru import logger
+
+LOG_MARK = "diagnostic"
+"""The ``extra`` key of the log records of warnings (``--strict`` prints them as errors instead)."""
 
 
 class Code(StrEnum):
@@ -70,7 +75,7 @@ class Diagnostics:
         diagnostic = Diagnostic(code, subject, text)
         if diagnostic not in self._items:
             self._items[diagnostic] = None
-            logger.warning("{}", diagnostic)
+            logger.bind(**{LOG_MARK: True}).warning("{}", diagnostic)
         return diagnostic
 
     def extend(self, others: Iterable[Diagnostic]) -> None:

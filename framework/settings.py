@@ -18,6 +18,8 @@ FUMAROLE_OBSERVERS          load the observers installed in the                 
 FUMAROLE_SKIP_UNSUPPORTED   leave out, with a warning, the conf's Volcano       false
                             plugins and actions fumarole does not implement
                             (``--skip-unsupported``)
+FUMAROLE_STRICT             any warning about the input is an error (as         false
+                            ``--strict`` of ``schedule`` and ``simulate``)
 ==========================  =================================================  ===========
 
 Pods whose ``spec.schedulerName`` is empty, ``volcano`` or one of the names are scheduled; other
@@ -53,6 +55,7 @@ class Settings(BaseSettings):
     percentage_of_nodes_to_find: int = Field(0, le=100)
     observers: bool = True
     skip_unsupported: bool = False
+    strict: bool = False
 
     def num_feasible_nodes_to_find(self, num_all_nodes: int) -> int:
         """How many feasible nodes a predicate pass looks for (``CalculateNumOfFeasibleNodesToFind``)."""

@@ -41,7 +41,18 @@ from ..api.task_status import TaskStatus
 from ..diagnostics import Code, Diagnostics
 from ..settings import Settings
 from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicates, read_file
-from .objects import ConfigMap, HyperNode, KubeObject, Node, Pod, PodGroup, PriorityClass, Queue
+from .objects import (
+    API_GROUPS,
+    KINDS,
+    ConfigMap,
+    HyperNode,
+    KubeObject,
+    Node,
+    Pod,
+    PodGroup,
+    PriorityClass,
+    Queue,
+)
 from .snapshot import ClusterSnapshot
 
 if TYPE_CHECKING:
@@ -114,6 +125,8 @@ class ClusterCache:
             store.update(staged[kind])
         for loaded in files:
             self.ignored.update(loaded.ignored)
+            for kind, count in loaded.ignored.items():
+                self.diagnostics.add(Code.KIND_IGNORED, loaded.path, _ignored_kind(loaded.path, kind, count))
         for subject, source in missing:
             self.diagnostics.add(
                 Code.DELETE_MISSING,
@@ -248,3 +261,12 @@ class ClusterCache:
         from .apply import apply_decisions
 
         apply_decisions(self, decisions, now)
+
+
+def _ignored_kind(path: str, kind: str, count: int) -> str:
+    """The warning for the objects of one kind a file holds that the scheduler does not read."""
+    objects = f"{count} {kind} object{'s' if count != 1 else ''}"
+    if kind in KINDS:
+        read = ", ".join(API_GROUPS[kind])
+        return f"{path}: {objects} ignored: not an apiVersion fumarole reads for {kind} ({read})"
+    return f"{path}: {objects} ignored: fumarole does not read this kind"

@@ -43,3 +43,16 @@ def with_options(args: argparse.Namespace, settings: Settings) -> Settings:
     if getattr(args, "skip_unsupported", False) and not settings.skip_unsupported:
         return settings.model_copy(update={"skip_unsupported": True})
     return settings
+
+
+def add_strict_argument(parser: argparse.ArgumentParser) -> None:
+    """``--strict``: any warning about the input is an error (also ``FUMAROLE_STRICT=1``)."""
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 2, nothing on stdout) on any warning about the input; also FUMAROLE_STRICT=1",
+    )
+
+
+def strict_requested(args: argparse.Namespace, settings: Settings) -> bool:
+    return bool(getattr(args, "strict", False) or settings.strict)
