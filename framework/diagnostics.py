@@ -32,6 +32,9 @@ class Code(StrEnum):
     """A conf key an earlier Volcano release read, and what replaced it."""
     UNSUPPORTED_SKIPPED = "unsupported-skipped"
     """A Volcano plugin or action fumarole does not implement, skipped on request."""
+    MISSING_REFERENCE = "missing-reference"
+    """An object names another that is not in the snapshot (a PriorityClass, an owner), and what was
+    used instead."""
     DELETE_MISSING = "delete-missing"
     """A deletion of an object that does not exist."""
     NODE_NOT_SCHEDULABLE = "node-not-schedulable"

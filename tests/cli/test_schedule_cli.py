@@ -150,17 +150,32 @@ def test_reference_manifests_end_to_end(tmp_path: Path) -> None:
         "pods.yaml",
     ]
     args = ["--conf", "conf.yaml", *[arg for name in snapshots for arg in ("--snapshot", name)]]
-    assert succeeded(schedule(tmp_path, *args, "--cycles", "2")) == {
+    result = schedule(tmp_path, *args, "--cycles", "2")
+    # The Volcano Job is expanded into its PodGroup test-job-<uid> (uid default-test-job) and six pods
+    # (framework/cache/controllers/volcano_job.py); the test action binds every pod where it fits.
+    assert (result.returncode, result.stderr) == (
+        0,
+        "WARNING  Job default/test-job expanded as Volcano's job controller does: PodGroup "
+        "test-job-default-test-job, pods test-job-default-nginx-0 … test-job-default-nginx-5 (6 pods); "
+        "admission defaults: task default-nginx minAvailable 6 [defaulted]\n",
+    )
+    job_pods = [(f"default/test-job-default-nginx-{index}", "pai-node-00") for index in range(6)]
+    job_pg = "default/test-job-default-test-job"
+    assert json.loads(result.stdout) == {
         "cycles": [
-            _cycle(1, [("default/web-0", "pai-node-00")], [("default/test-pg", "Pending")]),
-            _cycle(2, [], [("default/test-pg", "Running")]),
+            _cycle(
+                1,
+                [*job_pods, ("default/web-0", "pai-node-00")],
+                [(job_pg, "Pending"), ("default/test-pg", "Pending")],
+            ),
+            _cycle(2, [], [(job_pg, "Running"), ("default/test-pg", "Running")]),
         ]
     }
 
 
 # ---------------------------------------------------------------------------------------- table output
 def test_table_format_prints_each_cycle(workdir: Path) -> None:
-    shutil.copy(MANIFESTS / "vcjob-basic.yaml", workdir / "vcjob.yaml")
+    shutil.copy(MANIFESTS / "fgd-test-scheduler-config.yaml", workdir / "other.yaml")
     (workdir / "extra.yaml").write_text(
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lost\n  namespace: ns\n"
         "  annotations: {scheduling.k8s.io/group-name: ghost}\n"
@@ -172,7 +187,7 @@ def test_table_format_prints_each_cycle(workdir: Path) -> None:
             "--snapshot",
             "extra.yaml",
             "--snapshot",
-            "vcjob.yaml",
+            "other.yaml",
             "--then",
             "then-grow.yaml",
             "--format",
@@ -200,7 +215,7 @@ def test_table_format_prints_each_cycle(workdir: Path) -> None:
     ]
     assert "warnings:" in lines
     assert "PodGroup ns/ghost not found: its pods (ns/lost) are left out" in lines
-    assert lines[-1] == "ignored objects of other kinds: 1 Job"
+    assert lines[-1] == "ignored objects of other kinds: 1 KubeSchedulerConfiguration"
 
 
 # ---------------------------------------------------------------------------------------- settings

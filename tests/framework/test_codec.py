@@ -113,7 +113,6 @@ def test_reads_a_multi_document_hypernode_file_in_document_order() -> None:
 @pytest.mark.parametrize(
     ("manifest", "ignored"),
     [
-        pytest.param("vcjob-basic.yaml", {"Job": 1}, id="volcano-job"),
         pytest.param(
             "fgd-test-scheduler-config.yaml", {"KubeSchedulerConfiguration": 1}, id="kube-scheduler-conf"
         ),
@@ -136,6 +135,9 @@ items:
 - apiVersion: apps/v1
   kind: Deployment
   metadata: {name: web, namespace: ns}
+- apiVersion: batch/v1
+  kind: Job
+  metadata: {name: batch-job, namespace: ns}
 - apiVersion: v1
   kind: Pod
   metadata: {name: p1, namespace: ns}
@@ -168,14 +170,16 @@ def test_lists_and_documents_are_flattened_in_order_and_other_kinds_counted() ->
     loaded = parse_text(LIST_FILE, "objects.yaml")
     assert [(d.obj.KIND, d.obj.key) for d in loaded.documents] == [
         ("Node", "n1"),
+        ("Deployment", "ns/web"),
         ("Pod", "ns/p1"),
         ("Node", "n2"),
         ("Queue", "q1"),
         ("PriorityClass", "low"),
     ]
     assert all(d.source == "objects.yaml" and not d.delete for d in loaded.documents)
-    # a kept kind under an unknown apiVersion is ignored like any other kind
-    assert loaded.ignored == Counter({"Deployment": 1, "Pod": 1})
+    # a kept kind under an unknown apiVersion is ignored like any other kind (a batch/v1 Job is not
+    # a Volcano Job)
+    assert loaded.ignored == Counter({"Job": 1, "Pod": 1})
     pc = loaded.documents[-1].obj
     assert isinstance(pc, PriorityClass)
     assert (pc.value, pc.global_default) == (-5, True)
