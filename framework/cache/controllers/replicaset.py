@@ -8,7 +8,8 @@ ReplicaSet, ``generateName: <replicaset>-``).
 * active pods = the pods it controls (controller reference with its UID) that are not Succeeded,
   Failed or being deleted; ``spec.replicas`` (default 1) minus their number are created;
 * a pod is named ``<replicaset>-<five characters>`` — random in Kubernetes, drawn from the
-  ReplicaSet's UID here (``naming.generated_suffix``);
+  ReplicaSet's UID and a counter here (``naming.generated_suffix``): the first name not taken, so a
+  pod deleted and re-created gets its old name back (Kubernetes draws a new one);
 * the pod gets the API server's defaults (``schedulerName: default-scheduler`` when the template
   has none) and is admitted (``cache/admission``).
 
@@ -19,7 +20,7 @@ missing pods are created in one sync), ``status``.
 from __future__ import annotations
 
 from ...diagnostics import Code
-from ..objects import KubeObject, Pod, PodTemplateSpec, ReplicaSet
+from ..objects import Deployment, KubeObject, Pod, PodTemplateSpec, ReplicaSet
 from .base import DEFAULT_SCHEDULER, ControllerContext, child_meta
 from .naming import generated_suffix
 
@@ -73,7 +74,9 @@ def reconcile(ctx: ControllerContext) -> None:
         missing = rs.spec.replicas - len(active)
         if missing <= 0:
             continue
-        warn_if_not_ours(ctx, rs, rs.spec.template)
+        ref = rs.metadata.controller_owner()
+        deployment = ctx.get(Deployment, f"{rs.metadata.namespace}/{ref.name}") if ref is not None else None
+        warn_if_not_ours(ctx, deployment if deployment is not None else rs, rs.spec.template)
         pods = ctx.stores["Pod"]
         namespace = rs.metadata.namespace
         position = 0
