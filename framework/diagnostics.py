@@ -65,16 +65,25 @@ class StrictError(ValueError):
 class Diagnostics:
     """An ordered set of warnings."""
 
-    def __init__(self, items: Iterable[Diagnostic] = ()) -> None:
+    def __init__(self, items: Iterable[Diagnostic] = (), *, log: bool = True) -> None:
         self._items: dict[Diagnostic, None] = dict.fromkeys(items)
+        self._log = log
+        """Log each warning when first recorded; off for a staging set whose warnings are recorded
+        (and logged) elsewhere once the input is applied."""
 
     def add(self, code: Code, subject: str, text: str) -> Diagnostic:
         """Record a warning (once) and log it."""
         diagnostic = Diagnostic(code, subject, text)
         if diagnostic not in self._items:
             self._items[diagnostic] = None
-            logger.warning("{}", diagnostic)
+            if self._log:
+                logger.warning("{}", diagnostic)
         return diagnostic
+
+    def record(self, others: Iterable[Diagnostic]) -> None:
+        """``add`` each of ``others`` (logging the new ones)."""
+        for diagnostic in others:
+            self.add(diagnostic.code, diagnostic.subject, diagnostic.text)
 
     def extend(self, others: Iterable[Diagnostic]) -> None:
         for diagnostic in others:

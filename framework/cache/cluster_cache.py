@@ -142,7 +142,7 @@ class ClusterCache:
                     if document.obj.KIND == "Pod":
                         applied_pods.append(key)
         collect(staged, deleted)
-        diagnostics = Diagnostics()
+        diagnostics = Diagnostics(log=False)
         check_global_defaults(staged["PriorityClass"], {key: src for (_, key), src in sources.items()})
         admission = Admission(PriorityClasses(staged["PriorityClass"]), diagnostics)
         for key in dict.fromkeys(applied_pods):
@@ -160,7 +160,7 @@ class ClusterCache:
             store.update(staged[kind])
         for loaded in files:
             self.ignored.update(loaded.ignored)
-        self.diagnostics.extend(diagnostics)
+        self.diagnostics.record(diagnostics)
         self._topology = topology
         self._task_protos = {key: proto for key, proto in self._task_protos.items() if key in self.pods}
         for node in self.nodes.values():
@@ -192,7 +192,7 @@ class ClusterCache:
         """Run the controllers over the current objects (what they do after pods ran or went away:
         the next StatefulSet ordinal, a dependent task, a re-created pod); return what they created."""
         staged = {kind: dict(store) for kind, store in self._stores().items()}
-        diagnostics = Diagnostics()
+        diagnostics = Diagnostics(log=False)
         admission = Admission(PriorityClasses(staged["PriorityClass"]), diagnostics)
         ctx = self._run_controllers(staged, admission)
         changed = [
@@ -205,7 +205,7 @@ class ClusterCache:
             self._stores()[kind][key] = obj
             if kind == "Pod":
                 self._task_protos.pop(key, None)
-        self.diagnostics.extend(diagnostics)
+        self.diagnostics.record(diagnostics)
         return ctx.created
 
     def objects(self) -> list[KubeObject]:

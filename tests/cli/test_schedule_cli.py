@@ -425,3 +425,59 @@ def test_usage_errors_come_from_argparse(workdir: Path) -> None:
         result.stderr.splitlines()[-1]
         == "fumarole schedule: error: the following arguments are required: --snapshot"
     )
+
+
+# ------------------------------------------------------------------------------------ Kubernetes semantics
+CORPUS = FIXTURES / "corpus"
+
+
+def test_limits_only_gpu_pod_stays_pending_on_a_cluster_without_gpus(tmp_path: Path) -> None:
+    """Issue 11: the pod sets only ``limits: {nvidia.com/gpu: 1}`` and no PodGroup. The API server's
+    defaulting makes the limit its request, Volcano's PodGroup controller gives it a PodGroup, and the
+    GPU it asks for keeps it pending (the reason names the resource) instead of a bind to a CPU node."""
+    for name in ("cpu-cluster.yaml", "limits-only-gpu-pod.yaml"):
+        shutil.copy(CORPUS / name, tmp_path / name)
+    result = schedule(tmp_path, "--snapshot", "cpu-cluster.yaml", "--snapshot", "limits-only-gpu-pod.yaml")
+    assert result.returncode == 0
+    assert json.loads(result.stdout) == {
+        "cycles": [
+            {
+                "cycle": 1,
+                "binds": [],
+                "evictions": [],
+                "pipelined": [],
+                "podgroups": [{"podgroup": "ml/podgroup-ml-cuda-vector-add", "phase": "Pending"}],
+                "pending": [
+                    {
+                        "pod": "ml/cuda-vector-add",
+                        "podgroup": "ml/podgroup-ml-cuda-vector-add",
+                        "reason": "PodGroup ml/podgroup-ml-cuda-vector-add is Pending, not yet admitted to "
+                        "its queue: Unschedulable: resource in cluster is overused: overused nvidia.com/gpu",
+                    }
+                ],
+            }
+        ]
+    }
+    assert result.stderr.splitlines() == [
+        "WARNING  Pod ml/cuda-vector-add: requests defaulted from limits, as the API server does: container "
+        "cuda-vector-add: nvidia.com/gpu [defaulted]",
+        "WARNING  PodGroup ml/podgroup-ml-cuda-vector-add created for Pod ml/cuda-vector-add (schedulerName "
+        "volcano, no scheduling.k8s.io/group-name annotation), as Volcano's PodGroup controller does: "
+        "minMember 1, queue default [defaulted]",
+        "WARNING  Queue default is not in the snapshot: it exists implicitly, as Volcano's scheduler creates "
+        "it (weight 1, reclaimable true) [defaulted]",
+    ]
+
+
+def test_a_pod_naming_a_missing_priority_class_is_one_error_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web-0, namespace: shop}\n"
+        "spec:\n  schedulerName: volcano\n  priorityClassName: gold\n"
+        "  containers: [{name: c, image: nginx}]\n"
+    )
+    result = schedule(tmp_path, "--snapshot", "pod.yaml")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "fumarole: pod.yaml: Pod shop/web-0: spec.priorityClassName: no PriorityClass with name gold "
+        "was found\n"
+    )
