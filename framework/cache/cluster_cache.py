@@ -95,6 +95,8 @@ class ClusterCache:
         """What the cache did with the input that a user should know of (``framework.diagnostics``)."""
         self._topology: HyperNodeTopology | None = None
         self._task_protos: dict[str, TaskInfo] = {}
+        self._pods_created: Counter[str] = Counter()
+        """Pod key -> how many times a controller created a pod of that key (``generations``)."""
 
     # ------------------------------------------------------------------ loading
     @classmethod
@@ -121,9 +123,9 @@ class ClusterCache:
             "StatefulSet": self.stateful_sets,
         }
 
-    def apply_files(self, files: list[LoadedFile]) -> None:
+    def apply_files(self, files: list[LoadedFile]) -> list[KubeObject]:
         """Apply files like ``kubectl apply``, all or nothing: the objects, their admission, what the
-        controllers make of them."""
+        controllers make of them; return what the controllers created."""
         staged = {kind: dict(store) for kind, store in self._stores().items()}
         sources: dict[tuple[str, str], str] = {}
         deleted: list[str] = []
@@ -149,7 +151,7 @@ class ClusterCache:
             pod = staged["Pod"].get(key)
             if pod is not None:
                 staged["Pod"][key] = admission.admit(pod, sources.get(("Pod", key), "<input>"))
-        self._run_controllers(staged, admission, sources)
+        ctx = self._run_controllers(staged, admission, sources)
         try:
             topology = build_topology(staged["HyperNode"].values(), list(staged["Node"].values()))
         except ValueError as exc:
@@ -161,6 +163,7 @@ class ClusterCache:
         for loaded in files:
             self.ignored.update(loaded.ignored)
         self.diagnostics.record(diagnostics)
+        self._count_created(ctx)
         self._topology = topology
         self._task_protos = {key: proto for key, proto in self._task_protos.items() if key in self.pods}
         for node in self.nodes.values():
@@ -170,6 +173,7 @@ class ClusterCache:
                     f"Node {node.key}",
                     f"Node {node.key} has no 'pods' in status.allocatable: as in Volcano, no pod fits on it",
                 )
+        return ctx.created
 
     def _run_controllers(
         self,
@@ -184,9 +188,13 @@ class ClusterCache:
             admission,
             sources or {},
             queues=frozenset(staged["Queue"]) | frozenset(IMPLICIT_QUEUES),
+            generations=self._pods_created,
         )
         run_controllers(ctx)
         return ctx
+
+    def _count_created(self, ctx: ControllerContext) -> None:
+        self._pods_created.update(obj.key for obj in ctx.created if obj.KIND == "Pod")
 
     def reconcile(self) -> list[KubeObject]:
         """Run the controllers over the current objects (what they do after pods ran or went away:
@@ -206,6 +214,7 @@ class ClusterCache:
             if kind == "Pod":
                 self._task_protos.pop(key, None)
         self.diagnostics.record(diagnostics)
+        self._count_created(ctx)
         return ctx.created
 
     def objects(self) -> list[KubeObject]:

@@ -685,9 +685,12 @@ def test_a_replicaset_short_of_pods_gets_the_missing_ones() -> None:
     deletion = gone.model_dump(mode="json", by_alias=True)
     deletion["metadata"]["annotations"]["fumarole.io/delete"] = "true"
     apply(cache, deletion)
-    # the ReplicaSet controller re-creates it at once; the first free name is the deleted pod's
+    # the ReplicaSet controller re-creates it at once; the first free name is the deleted pod's, with a
+    # new UID, as the API server gives every object it creates
     assert sorted(cache.pods) == names
-    assert cache.pods[names[0]] is not gone
+    again = cache.pods[names[0]]
+    assert again.metadata.uid != gone.metadata.uid
+    assert again.metadata.uid[-12:] == gone.metadata.uid[-12:]
 
 
 def test_workloads_whose_pods_go_to_another_scheduler_say_so() -> None:

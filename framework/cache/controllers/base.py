@@ -80,6 +80,10 @@ class ControllerContext:
     sources: Mapping[tuple[str, str], str] = field(default_factory=dict)
     queues: frozenset[str] = frozenset()
     """Every queue that exists, the implicit ones included."""
+    generations: Mapping[str, int] = field(default_factory=dict)
+    """How many times a pod of each key was created before: a pod re-created under a name it had
+    before gets a new UID (its first one hashed with the count), as every object the API server
+    creates does."""
     created: list[KubeObject] = field(default_factory=list)
     _by_owner: dict[str, list[KubeObject]] | None = None
 
@@ -113,8 +117,16 @@ class ControllerContext:
     def create(self, obj: T, by: KubeObject) -> T:
         """Store an object ``by`` creates; a Pod is admitted first (``Admission.admit``)."""
         if isinstance(obj, Pod):
+            pod: Pod = obj
+            count = self.generations.get(pod.key, 0)
+            if count:
+                from .naming import object_uid
+
+                uid = pod.metadata.uid
+                renewed = object_uid(f"{uid}/{count}", int(uid.rsplit("-", 1)[-1], 16))
+                pod = pod.model_copy(update={"metadata": pod.metadata.model_copy(update={"uid": renewed})})
             admitted: Any = self.admission.admit(
-                obj, f"{self.where(by)}: {by.display}", created_by=by.display
+                pod, f"{self.where(by)}: {by.display}", created_by=by.display
             )
             obj = admitted
         self.put(obj)
