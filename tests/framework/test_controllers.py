@@ -748,3 +748,35 @@ def test_deleting_a_workload_deletes_what_it_controls() -> None:
     assert list(cache.pod_groups) == ["ns/j-u"]
     apply(cache, vcjob("j", task("a"), metadata={"uid": "u", "annotations": {"fumarole.io/delete": "true"}}))
     assert (cache.pods, cache.pod_groups) == ({}, {})
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        pytest.param(
+            vcjob("j", task("a", -1)),
+            "Job ns/j: spec.tasks[0].replicas: Input should be greater than or equal to 0 (got -1)",
+            id="negative-replicas",
+        ),
+        pytest.param(
+            deployment() | {"metadata": meta("web")} | {"spec": {"template": template(container("abc"))}},
+            "Deployment ns/web: spec.template.spec.containers[0].resources.requests.cpu: "
+            "invalid quantity 'abc'",
+            id="bad-quantity-in-a-template",
+        ),
+        pytest.param(
+            statefulset() | {"spec": {"podManagementPolicy": "Random"}},
+            "StatefulSet ns/db: spec.podManagementPolicy: Input should be 'OrderedReady' or 'Parallel' "
+            "(got 'Random')",
+            id="unknown-pod-management-policy",
+        ),
+    ],
+)
+def test_invalid_workloads_name_the_file_the_object_and_the_field(
+    tmp_path: Path, obj: dict[str, Any], message: str
+) -> None:
+    path = tmp_path / "workloads.yaml"
+    path.write_text(yaml.safe_dump(obj))
+    with pytest.raises(SnapshotError) as info:
+        ClusterCache.from_files([str(path)])
+    assert str(info.value) == f"{path}: {message}"

@@ -29,6 +29,13 @@ POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 REVISION_LABEL = "controller-revision-hash"
 
 
+def _ordinals(first: int, last: int, verb: str) -> str:
+    """``ordinal 2 waits`` / ``ordinals 1..2 wait``."""
+    if first == last:
+        return f"ordinal {first} {verb}s"
+    return f"ordinals {first}..{last} {verb}"
+
+
 def reconcile(ctx: ControllerContext) -> None:
     for sts in ctx.objects(StatefulSet):
         if sts.metadata.deletion_timestamp is not None:
@@ -46,8 +53,8 @@ def reconcile(ctx: ControllerContext) -> None:
                             Code.DEFAULTED,
                             sts.display,
                             f"{sts.display}: podManagementPolicy OrderedReady: pod {name} is not Running "
-                            f"and Ready yet, so ordinals {ordinal + 1}..{sts.spec.replicas - 1} are not "
-                            "created (podManagementPolicy: Parallel creates them at once)",
+                            f"and Ready yet: {_ordinals(ordinal + 1, sts.spec.replicas - 1, 'wait')} "
+                            "(podManagementPolicy: Parallel creates them at once)",
                         )
                     break
                 continue
@@ -62,8 +69,8 @@ def reconcile(ctx: ControllerContext) -> None:
                     ctx.diagnostics.add(
                         Code.DEFAULTED,
                         sts.display,
-                        f"{sts.display}: podManagementPolicy OrderedReady: pod {name} is created; ordinals "
-                        f"{ordinal + 1}..{sts.spec.replicas - 1} wait until it is Running and Ready "
-                        "(podManagementPolicy: Parallel creates them at once)",
+                        f"{sts.display}: podManagementPolicy OrderedReady: pod {name} is created; "
+                        f"{_ordinals(ordinal + 1, sts.spec.replicas - 1, 'follow')}, each once the pod "
+                        "before it is Running and Ready (podManagementPolicy: Parallel creates them at once)",
                     )
                 break
