@@ -12,10 +12,12 @@ workload's pod template):
   even 0, is kept);
 * ``defaultPodRequests`` (``PodLevelResources``): when ``spec.resources.limits`` is set, a missing
   pod-level ``hugepages-*`` request defaults to the aggregated container request, then every missing
-  pod-level cpu / memory / hugepages request to the pod-level limit.
+  pod-level cpu / memory / hugepages request to the pod-level limit;
+* with ``hostNetwork: true``, a container port without ``hostPort`` gets its ``containerPort`` as
+  host port (the NodePorts predicate then keeps two such pods off one node).
 
-Each pod whose requests were defaulted gets one ``Code.DEFAULTED`` diagnostic naming the containers
-and resources.
+Each pod whose requests or host ports were defaulted gets one ``Code.DEFAULTED`` diagnostic naming
+the containers and resources (or ports).
 
 Priority (``plugin/pkg/admission/priority/admission.go``, §5.1), for a pod without ``spec.priority``:
 
@@ -116,6 +118,36 @@ def _default_pod_level(pod: Pod) -> tuple[ResourceRequirements | None, list[str]
     return level.model_copy(update={"requests": requests}), added
 
 
+def default_host_ports(pod: Pod) -> tuple[Pod, list[str]]:
+    """``hostNetwork``: ``hostPort`` = ``containerPort`` where unset; the pod and the ports defaulted."""
+    if not pod.spec.host_network:
+        return pod, []
+    changes: list[str] = []
+
+    def defaulted(containers: list[Container], what: str) -> list[Container]:
+        out = []
+        for container in containers:
+            ports = [
+                port.model_copy(update={"host_port": port.container_port})
+                if port.host_port == 0 and port.container_port > 0
+                else port
+                for port in container.ports
+            ]
+            changed = [str(port.container_port) for port in ports if port not in container.ports]
+            if changed:
+                changes.append(f"{what} {container.name}: hostPort {', '.join(changed)}")
+                container = container.model_copy(update={"ports": ports})
+            out.append(container)
+        return out
+
+    containers = defaulted(pod.spec.containers, "container")
+    init_containers = defaulted(pod.spec.init_containers, "init container")
+    if not changes:
+        return pod, []
+    spec = pod.spec.model_copy(update={"containers": containers, "init_containers": init_containers})
+    return pod.model_copy(update={"spec": spec}), changes
+
+
 def default_requests(pod: Pod) -> tuple[Pod, list[str]]:
     """``SetDefaults_Pod`` requests from limits (and pod-level requests); the pod (a copy when changed)
     and what was defaulted, e.g. ``["container gpu: nvidia.com/gpu"]``."""
@@ -153,14 +185,22 @@ class Admission:
         """The pod as the API server stores it; ``where`` prefixes errors (the file, or the workload
         that created the pod), ``created_by`` names that workload in diagnostics."""
         pod, changes = default_requests(pod)
+        pod, ports = default_host_ports(pod)
         subject = f"Pod {pod.key}"
+        origin = f" (created by {created_by})" if created_by else ""
         if changes:
-            origin = f" (created by {created_by})" if created_by else ""
             self.diagnostics.add(
                 Code.DEFAULTED,
                 subject,
                 f"Pod {pod.key}{origin}: requests defaulted from limits, as the API server does: "
                 + "; ".join(changes),
+            )
+        if ports:
+            self.diagnostics.add(
+                Code.DEFAULTED,
+                subject,
+                f"Pod {pod.key}{origin}: hostNetwork: host ports defaulted to the container ports, as the "
+                "API server does: " + "; ".join(ports),
             )
         return self._priority(pod, where)
 

@@ -215,3 +215,26 @@ def test_two_global_defaults_are_an_error_naming_both(tmp_path: Path) -> None:
         f"{path}: PriorityClass b: globalDefault: PriorityClass a is already marked as default; "
         "only one default can exist"
     )
+
+
+def test_host_network_ports_become_host_ports() -> None:
+    diagnostics = Diagnostics()
+    pod = make_pod(
+        hostNetwork=True,
+        containers=[
+            {"name": "sshd", "ports": [{"containerPort": 22}, {"containerPort": 8080, "hostPort": 9090}]}
+        ],
+    )
+    admitted = Admission(PriorityClasses({}), diagnostics).admit(pod, "f.yaml")
+    assert [(p.container_port, p.host_port) for p in admitted.spec.containers[0].ports] == [
+        (22, 22),
+        (8080, 9090),
+    ]
+    assert [d.text for d in diagnostics] == [
+        "Pod ns/p: hostNetwork: host ports defaulted to the container ports, as the API server does: "
+        "container sshd: hostPort 22"
+    ]
+    without = Admission(PriorityClasses({}), Diagnostics()).admit(
+        make_pod(containers=[{"name": "c", "ports": [{"containerPort": 22}]}]), "f.yaml"
+    )
+    assert without.spec.containers[0].ports[0].host_port == 0
