@@ -151,6 +151,13 @@ def default_host_ports(pod: Pod) -> tuple[Pod, list[str]]:
 def default_requests(pod: Pod) -> tuple[Pod, list[str]]:
     """``SetDefaults_Pod`` requests from limits (and pod-level requests); the pod (a copy when changed)
     and what was defaulted, e.g. ``["container gpu: nvidia.com/gpu"]``."""
+    level_limits = pod.spec.resources is not None and bool(pod.spec.resources.limits)
+    if not level_limits and not any(
+        name not in container.resources.requests
+        for container in (*pod.spec.containers, *pod.spec.init_containers)
+        for name in container.resources.limits
+    ):
+        return pod, []
     changes: list[str] = []
     containers = []
     for container in pod.spec.containers:

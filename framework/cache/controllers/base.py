@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from ...diagnostics import Diagnostics
 from ...settings import Settings
 from ..objects import KubeObject, ObjectMeta, OwnerReference, Pod
+from .naming import object_uid
 
 if TYPE_CHECKING:
     from ..admission import Admission
@@ -52,8 +53,6 @@ def child_meta(
 ) -> ObjectMeta:
     """Metadata of an object ``owner`` creates: its namespace, a UID from ``naming.object_uid`` and
     the owner's creation time."""
-    from .naming import object_uid
-
     return ObjectMeta.model_validate(
         {
             "name": name,
@@ -120,8 +119,6 @@ class ControllerContext:
             pod: Pod = obj
             count = self.generations.get(pod.key, 0)
             if count:
-                from .naming import object_uid
-
                 uid = pod.metadata.uid
                 renewed = object_uid(f"{uid}/{count}", int(uid.rsplit("-", 1)[-1], 16))
                 pod = pod.model_copy(update={"metadata": pod.metadata.model_copy(update={"uid": renewed})})
