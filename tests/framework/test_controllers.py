@@ -780,3 +780,12 @@ def test_invalid_workloads_name_the_file_the_object_and_the_field(
     with pytest.raises(SnapshotError) as info:
         ClusterCache.from_files([str(path)])
     assert str(info.value) == f"{path}: {message}"
+
+
+def test_a_job_whose_pods_go_to_another_scheduler_says_so() -> None:
+    cache = load(vcjob("j", task("a"), schedulerName="kube-batch", metadata={"uid": "u"}))
+    assert cache.pods["ns/j-a-0"].spec.scheduler_name == "kube-batch"
+    assert diagnostics(cache, Code.POD_LEFT_OUT) == [
+        "Job ns/j: pods with schedulerName kube-batch are not scheduled by Volcano; set spec.schedulerName: "
+        "volcano (and no other in the task templates)"
+    ]

@@ -389,6 +389,20 @@ def reconcile(ctx: ControllerContext) -> None:
                 pods.append(name)
         if pods:
             made.append(f"pods {_range(pods)}")
+            schedulers = sorted(
+                {
+                    task.template.spec.scheduler_name or job.spec.scheduler_name or DEFAULT_SCHEDULER
+                    for task in job.spec.tasks
+                }
+            )
+            foreign = [name for name in schedulers if not ctx.settings.owns(name)]
+            if foreign:
+                ctx.diagnostics.add(
+                    Code.POD_LEFT_OUT,
+                    job.display,
+                    f"{job.display}: pods with schedulerName {', '.join(foreign)} are not scheduled by "
+                    "Volcano; set spec.schedulerName: volcano (and no other in the task templates)",
+                )
         if made:
             defaults = f"; admission defaults: {', '.join(notes)}" if notes else ""
             ctx.diagnostics.add(
