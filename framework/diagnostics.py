@@ -37,6 +37,9 @@ class Code(StrEnum):
     """A conf key an earlier Volcano release read, and what replaced it."""
     UNSUPPORTED_SKIPPED = "unsupported-skipped"
     """A Volcano plugin or action fumarole does not implement, skipped on request."""
+    MISSING_REFERENCE = "missing-reference"
+    """An object names another that is not in the snapshot (a PriorityClass, an owner), and what was
+    used instead."""
     DELETE_MISSING = "delete-missing"
     """A deletion of an object that does not exist."""
     NODE_NOT_SCHEDULABLE = "node-not-schedulable"
@@ -67,16 +70,25 @@ class StrictError(ValueError):
 class Diagnostics:
     """An ordered set of warnings."""
 
-    def __init__(self, items: Iterable[Diagnostic] = ()) -> None:
+    def __init__(self, items: Iterable[Diagnostic] = (), *, log: bool = True) -> None:
         self._items: dict[Diagnostic, None] = dict.fromkeys(items)
+        self._log = log
+        """Log each warning when first recorded; off for a staging set whose warnings are recorded
+        (and logged) elsewhere once the input is applied."""
 
     def add(self, code: Code, subject: str, text: str) -> Diagnostic:
         """Record a warning (once) and log it."""
         diagnostic = Diagnostic(code, subject, text)
         if diagnostic not in self._items:
             self._items[diagnostic] = None
-            logger.bind(**{LOG_MARK: True}).warning("{}", diagnostic)
+            if self._log:
+                logger.bind(**{LOG_MARK: True}).warning("{}", diagnostic)
         return diagnostic
+
+    def record(self, others: Iterable[Diagnostic]) -> None:
+        """``add`` each of ``others`` (logging the new ones)."""
+        for diagnostic in others:
+            self.add(diagnostic.code, diagnostic.subject, diagnostic.text)
 
     def extend(self, others: Iterable[Diagnostic]) -> None:
         for diagnostic in others:

@@ -30,6 +30,10 @@ bandwidths in Gbit/s. Unknown keys are errors, reported with the file and the ke
       queue: inference
       priority_class: inference-high
       traffic: {points: [[0, 2], [28800, 12], [64800, 2]]}   # (time, replicas), step function
+    manifests:                     # Kubernetes / Volcano objects, expanded as `fumarole schedule` does
+    - {file: tf-job.yaml, arrival: 600, duration: 3600}       # a Volcano Job: its pods succeed after 1 h
+    - arrival: 1200                                           # inline objects; no duration: they run on
+      objects: [{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {...}}]
     faults:
     - {node: npu-03, at: 40000, kind: hard, duration: 1800}
 """
@@ -42,6 +46,7 @@ from typing import Annotated, Any, Literal
 
 import yaml
 from fumarole.framework.api import quantity
+from fumarole.framework.cache.codec import LoadedFile
 from fumarole.framework.cache.objects import resource_list
 from fumarole.framework.conf import MAX_PROBLEMS_ON_ONE_LINE, Loc, problems_of
 from fumarole.framework.util.input_text import SAFE_LOADER, InputTextError, decode, one_line, yaml_problem
@@ -267,6 +272,27 @@ class BatchPodSpec(PodShape):
     withdraw_at: float | None = None
 
 
+class ManifestSpec(_Model):
+    """Kubernetes or Volcano objects applied at ``arrival``, as ``kubectl apply`` would: a Volcano Job, a
+    Deployment, a StatefulSet, pods… expanded into PodGroups and pods by the controllers ``fumarole
+    schedule`` uses (``framework/cache/controllers``)."""
+
+    file: str | None = None
+    """A YAML file of objects (multi-document or ``kind: List``), relative to the workload file."""
+    objects: list[dict[str, Any]] | None = None
+    """The objects, inline."""
+    arrival: float = Field(0.0, ge=0)
+    duration: float | None = Field(None, gt=0)
+    """Each pod, once Running, succeeds after this many seconds (and stays, Succeeded); none: pods run
+    until the horizon."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ManifestSpec:
+        if (self.file is None) == (self.objects is None):
+            raise ValueError("give exactly one of file and objects")
+        return self
+
+
 class FaultSpec(_Model):
     node: str
     at: float = Field(ge=0)
@@ -288,6 +314,7 @@ class Workload(_Model):
     jobs: list[TrainingJobSpec] = Field(default_factory=list)
     inference: list[InferenceServiceSpec] = Field(default_factory=list)
     batch: list[BatchPodSpec] = Field(default_factory=list)
+    manifests: list[ManifestSpec] = Field(default_factory=list)
     faults: list[FaultSpec] = Field(default_factory=list)
     _source: str = PrivateAttr("<workload>")
 
@@ -392,5 +419,30 @@ def load_workload(path: str | Path) -> Workload:
         raise WorkloadError(_validation_message(path, exc, document)) from None
     if isinstance(workload.conf, str) and not Path(workload.conf).is_absolute():
         workload = workload.model_copy(update={"conf": str((path.parent / workload.conf).resolve())})
+    manifests = [
+        manifest.model_copy(update={"file": str(path.parent / manifest.file)})
+        if manifest.file is not None and not Path(manifest.file).is_absolute()
+        else manifest
+        for manifest in workload.manifests
+    ]
+    workload = workload.model_copy(update={"manifests": manifests})
     workload._source = str(path)
+    for index in range(len(manifests)):
+        manifest_objects(workload, index)
     return workload
+
+
+def manifest_objects(workload: Workload, index: int) -> LoadedFile:
+    """The objects of ``workload.manifests[index]``, read and validated as a snapshot file is; a bad
+    object is a ``WorkloadError`` naming the workload, the manifest and the object."""
+    from fumarole.framework.cache.codec import SnapshotError, parse_text, read_file
+
+    manifest = workload.manifests[index]
+    where = f"{workload.source}: manifests[{index}]"
+    try:
+        if manifest.file is not None:
+            return read_file(manifest.file)
+        return parse_text(yaml.safe_dump_all(manifest.objects or []), where)
+    except SnapshotError as exc:
+        prefix = "" if manifest.file is None else f"{where}: "
+        raise WorkloadError(f"{prefix}{exc}") from None

@@ -6,7 +6,12 @@ point at the field the user wrote. Quantities are checked when the object is rea
 ``cpu: abc`` is reported with its path and nothing of the file is loaded.
 
 Kinds: v1 Node, v1 Pod, v1 ConfigMap, scheduling.volcano.sh/v1beta1 PodGroup and Queue,
-scheduling.k8s.io/v1 PriorityClass, topology.volcano.sh/v1alpha1 HyperNode.
+scheduling.k8s.io/v1 PriorityClass, topology.volcano.sh/v1alpha1 HyperNode, and the workloads the
+controllers of ``cache/controllers`` expand into pods: batch.volcano.sh/v1alpha1 Job, apps/v1
+Deployment, ReplicaSet and StatefulSet (their pod templates are read as Pod specs are).
+
+A model's ``model_copy`` drops the values its ``cached_property`` attributes computed (a pod's
+request, a node's allocatable), so a copy with a new spec never answers with the old one's.
 """
 
 from __future__ import annotations
@@ -14,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 from functools import cached_property
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..api import quantity
@@ -116,6 +121,7 @@ class OwnerReference(K8sModel):
     name: str = ""
     uid: str = ""
     controller: bool = False
+    block_owner_deletion: bool = Field(False, alias="blockOwnerDeletion")
 
 
 class ObjectMeta(K8sModel):
@@ -154,6 +160,8 @@ class KubeObject(K8sModel):
 
     KIND: ClassVar[str] = ""
     NAMESPACED: ClassVar[bool] = True
+    API_VERSION: ClassVar[str] = ""
+    """The apiVersion written into objects fumarole creates (controllers, implicit objects)."""
 
     api_version: str = Field("", alias="apiVersion")
     kind: str = ""
@@ -176,6 +184,33 @@ class KubeObject(K8sModel):
     def key(self) -> str:
         meta = self.metadata
         return f"{meta.namespace}/{meta.name}" if self.NAMESPACED else meta.name
+
+    @property
+    def display(self) -> str:
+        """``Kind namespace/name`` (``Kind name`` for a cluster-scoped kind), as messages name it."""
+        return f"{self.KIND} {self.key}"
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        twin = super().model_copy(update=update, deep=deep)
+        for name in _cached_properties(type(self)):
+            twin.__dict__.pop(name, None)
+        return twin
+
+
+def _cached_properties(cls: type) -> tuple[str, ...]:
+    found = _CACHED.get(cls)
+    if found is None:
+        found = tuple(
+            name
+            for klass in cls.__mro__
+            for name, member in vars(klass).items()
+            if isinstance(member, cached_property)
+        )
+        _CACHED[cls] = found
+    return found
+
+
+_CACHED: dict[type, tuple[str, ...]] = {}
 
 
 # ---------------------------------------------------------------------------------------- selectors
@@ -279,9 +314,15 @@ class ContainerPort(K8sModel):
     host_ip: str = Field("", alias="hostIP")
 
 
+class EnvVar(K8sModel):
+    name: str = ""
+    value: str = ""
+
+
 class Container(K8sModel):
     name: str = ""
     image: str = ""
+    env: Annotated[list[EnvVar], BeforeValidator(_none_as_list)] = Field(default_factory=list)
     resources: ResourceRequirements = Field(default_factory=ResourceRequirements)
     ports: Annotated[list[ContainerPort], BeforeValidator(_none_as_list)] = Field(default_factory=list)
     restart_policy: str = Field("", alias="restartPolicy")
@@ -304,7 +345,9 @@ class PodSpec(K8sModel):
     init_containers: Annotated[list[Container], BeforeValidator(_none_as_list)] = Field(
         default_factory=list, alias="initContainers"
     )
-    overhead: ResourceList = Field(default_factory=dict)
+    overhead: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    resources: ResourceRequirements | None = None
+    """Pod-level requests and limits (``PodLevelResources``)."""
     node_selector: StrMap = Field(default_factory=dict, alias="nodeSelector")
     affinity: Affinity | None = None
     tolerations: Annotated[list[Toleration], BeforeValidator(_none_as_list)] = Field(default_factory=list)
@@ -320,15 +363,34 @@ class PodCondition(K8sModel):
     reason: str = ""
 
 
+class ContainerStatus(K8sModel):
+    """What the kubelet reports of a container: readiness and, with in-place resize, the resources
+    it runs with (``resources``) and those allocated to it (``allocatedResources``)."""
+
+    name: str = ""
+    ready: bool = False
+    resources: ResourceRequirements | None = None
+    allocated_resources: Annotated[ResourceList, BeforeValidator(_none_as_dict)] | None = Field(
+        None, alias="allocatedResources"
+    )
+
+
 class PodStatus(K8sModel):
     phase: Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"] = "Pending"
     nominated_node_name: str = Field("", alias="nominatedNodeName")
     start_time: Timestamp = Field(None, alias="startTime")
     conditions: Annotated[list[PodCondition], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    container_statuses: Annotated[list[ContainerStatus], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="containerStatuses"
+    )
+    init_container_statuses: Annotated[list[ContainerStatus], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="initContainerStatuses"
+    )
 
 
 class Pod(KubeObject):
     KIND: ClassVar[str] = "Pod"
+    API_VERSION: ClassVar[str] = "v1"
     spec: PodSpec = Field(default_factory=PodSpec)
     status: PodStatus = Field(default_factory=PodStatus)
 
@@ -371,6 +433,7 @@ class NodeStatus(K8sModel):
 
 class Node(KubeObject):
     KIND: ClassVar[str] = "Node"
+    API_VERSION: ClassVar[str] = "v1"
     NAMESPACED: ClassVar[bool] = False
     spec: NodeSpec = Field(default_factory=NodeSpec)
     status: NodeStatus = Field(default_factory=NodeStatus)
@@ -466,6 +529,7 @@ class PodGroupStatusModel(K8sModel):
 
 class PodGroup(KubeObject):
     KIND: ClassVar[str] = "PodGroup"
+    API_VERSION: ClassVar[str] = "scheduling.volcano.sh/v1beta1"
     spec: PodGroupSpec = Field(default_factory=PodGroupSpec)
     status: PodGroupStatusModel = Field(default_factory=PodGroupStatusModel)
 
@@ -496,12 +560,21 @@ class QueueSpec(K8sModel):
     parent: str = ""
 
 
+def _empty_state_is_open(raw: object) -> object:
+    return "Open" if raw is None or raw == "" else raw
+
+
 class QueueStatus(K8sModel):
-    state: Literal["Open", "Closed", "Closing", "Unknown", ""] = "Open"
+    state: Annotated[
+        Literal["Open", "Closed", "Closing", "Unknown"], BeforeValidator(_empty_state_is_open)
+    ] = "Open"
+    """An empty state is Open: the queue controller treats it so and writes ``Open``
+    (``pkg/controllers/queue/state/factory.go``, ``open.go``)."""
 
 
 class Queue(KubeObject):
     KIND: ClassVar[str] = "Queue"
+    API_VERSION: ClassVar[str] = "scheduling.volcano.sh/v1beta1"
     NAMESPACED: ClassVar[bool] = False
     spec: QueueSpec = Field(default_factory=QueueSpec)
     status: QueueStatus = Field(default_factory=QueueStatus)
@@ -512,6 +585,7 @@ class Queue(KubeObject):
 
 class PriorityClass(KubeObject):
     KIND: ClassVar[str] = "PriorityClass"
+    API_VERSION: ClassVar[str] = "scheduling.k8s.io/v1"
     NAMESPACED: ClassVar[bool] = False
     value: Int32 = 0
     global_default: bool = Field(False, alias="globalDefault")
@@ -545,18 +619,146 @@ class HyperNodeSpec(K8sModel):
 
 class HyperNode(KubeObject):
     KIND: ClassVar[str] = "HyperNode"
+    API_VERSION: ClassVar[str] = "topology.volcano.sh/v1alpha1"
     NAMESPACED: ClassVar[bool] = False
     spec: HyperNodeSpec
 
 
 class ConfigMap(KubeObject):
     KIND: ClassVar[str] = "ConfigMap"
+    API_VERSION: ClassVar[str] = "v1"
     data: StrMap = Field(default_factory=dict)
 
 
-KINDS: dict[str, type[KubeObject]] = {
-    cls.KIND: cls for cls in (Node, Pod, PodGroup, Queue, PriorityClass, HyperNode, ConfigMap)
-}
+# ---------------------------------------------------------------------------------------- workloads
+class TemplateMeta(K8sModel):
+    """A pod template's metadata: only labels and annotations reach the pods (the name is ignored)."""
+
+    name: str = ""
+    labels: StrMap = Field(default_factory=dict)
+    annotations: StrMap = Field(default_factory=dict)
+
+
+class PodTemplateSpec(K8sModel):
+    metadata: TemplateMeta = Field(default_factory=TemplateMeta)
+    spec: PodSpec = Field(default_factory=PodSpec)
+
+
+class DependsOn(K8sModel):
+    name: Annotated[list[str], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    iteration: Literal["any", "all", ""] = ""
+
+
+MAX_WORKLOAD_PODS = 100_000
+"""The most pods fumarole's controllers create for one workload (a Volcano Job's tasks together, a
+Deployment, ReplicaSet or StatefulSet): every pod is an object in memory, and a typo such as
+``replicas: 2000000000`` would otherwise exhaust it. Kubernetes sets no such limit."""
+
+WorkloadReplicas = Annotated[int, Field(ge=0, le=MAX_WORKLOAD_PODS)]
+
+
+class PartitionPolicy(K8sModel):
+    total_partitions: NonNegativeInt32 = Field(0, alias="totalPartitions")
+    partition_size: NonNegativeInt32 = Field(0, alias="partitionSize")
+    min_partitions: NonNegativeInt32 = Field(0, alias="minPartitions")
+    network_topology: NetworkTopologyModel | None = Field(None, alias="networkTopology")
+
+
+class TaskSpec(K8sModel):
+    name: str = ""
+    replicas: WorkloadReplicas = 0
+    min_available: NonNegativeInt32 | None = Field(None, alias="minAvailable")
+    template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
+    topology_policy: str = Field("", alias="topologyPolicy")
+    depends_on: DependsOn | None = Field(None, alias="dependsOn")
+    partition_policy: PartitionPolicy | None = Field(None, alias="partitionPolicy")
+
+
+class VolcanoJobSpec(K8sModel):
+    scheduler_name: str = Field("", alias="schedulerName")
+    plugins: Annotated[dict[str, list[str]], BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    min_available: NonNegativeInt32 = Field(0, alias="minAvailable")
+    tasks: Annotated[list[TaskSpec], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    queue: str = ""
+    priority_class_name: str = Field("", alias="priorityClassName")
+    network_topology: NetworkTopologyModel | None = Field(None, alias="networkTopology")
+
+    @model_validator(mode="after")
+    def _pods_in_memory(self) -> VolcanoJobSpec:
+        total = sum(task.replicas for task in self.tasks)
+        if total > MAX_WORKLOAD_PODS:
+            raise ValueError(
+                f"the tasks' replicas add up to {total}, more pods than fumarole creates for one workload "
+                f"(at most {MAX_WORKLOAD_PODS})"
+            )
+        return self
+
+
+class VolcanoJobState(K8sModel):
+    phase: str = ""
+
+
+class VolcanoJobStatus(K8sModel):
+    state: VolcanoJobState = Field(default_factory=VolcanoJobState)
+    version: int = 0
+    retry_count: int = Field(0, alias="retryCount")
+
+
+class VolcanoJob(KubeObject):
+    """A Volcano Job (``batch.volcano.sh/v1alpha1``, ``staging/src/volcano.sh/apis/pkg/apis/batch/
+    v1alpha1/job.go``); ``controllers/volcano_job.py`` expands it into its PodGroup and pods."""
+
+    KIND: ClassVar[str] = "Job"
+    API_VERSION: ClassVar[str] = "batch.volcano.sh/v1alpha1"
+    spec: VolcanoJobSpec = Field(default_factory=VolcanoJobSpec)
+    status: VolcanoJobStatus = Field(default_factory=VolcanoJobStatus)
+
+
+class WorkloadSpec(K8sModel):
+    """What the apps/v1 controllers read of a Deployment, ReplicaSet or StatefulSet spec."""
+
+    replicas: WorkloadReplicas = 1
+    """Kubernetes defaults a missing ``replicas`` to 1; at most ``MAX_WORKLOAD_PODS``."""
+    selector: LabelSelectorModel | None = None
+    template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
+
+    @field_validator("replicas", mode="before")
+    @classmethod
+    def _none_is_one(cls, value: object) -> object:
+        return 1 if value is None else value
+
+
+class Deployment(KubeObject):
+    KIND: ClassVar[str] = "Deployment"
+    API_VERSION: ClassVar[str] = "apps/v1"
+    spec: WorkloadSpec = Field(default_factory=WorkloadSpec)
+
+
+class ReplicaSet(KubeObject):
+    KIND: ClassVar[str] = "ReplicaSet"
+    API_VERSION: ClassVar[str] = "apps/v1"
+    spec: WorkloadSpec = Field(default_factory=WorkloadSpec)
+
+
+class StatefulSetSpec(WorkloadSpec):
+    pod_management_policy: Literal["OrderedReady", "Parallel"] = Field(
+        "OrderedReady", alias="podManagementPolicy"
+    )
+    service_name: str = Field("", alias="serviceName")
+
+
+class StatefulSet(KubeObject):
+    KIND: ClassVar[str] = "StatefulSet"
+    API_VERSION: ClassVar[str] = "apps/v1"
+    spec: StatefulSetSpec = Field(default_factory=StatefulSetSpec)
+
+
+WORKLOAD_KINDS: tuple[type[KubeObject], ...] = (VolcanoJob, Deployment, ReplicaSet, StatefulSet)
+"""Kinds that only exist to be expanded into pods (and PodGroups) by ``cache/controllers``."""
+
+_CORE_KINDS: tuple[type[KubeObject], ...] = (Node, Pod, PodGroup, Queue, PriorityClass, HyperNode, ConfigMap)
+
+KINDS: dict[str, type[KubeObject]] = {cls.KIND: cls for cls in (*_CORE_KINDS, *WORKLOAD_KINDS)}
 """Kinds the cache keeps, by ``kind``."""
 
 API_GROUPS: dict[str, tuple[str, ...]] = {
@@ -571,5 +773,10 @@ API_GROUPS: dict[str, tuple[str, ...]] = {
     "Queue": ("scheduling.volcano.sh/v1beta1", "scheduling.volcano.sh/v1alpha1"),
     "PriorityClass": ("scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha1"),
     "HyperNode": ("topology.volcano.sh/v1alpha1",),
+    "Job": ("batch.volcano.sh/v1alpha1",),
+    "Deployment": ("apps/v1",),
+    "ReplicaSet": ("apps/v1",),
+    "StatefulSet": ("apps/v1",),
 }
-"""The apiVersions accepted for each kind; a kept kind under another apiVersion is ignored."""
+"""The apiVersions accepted for each kind; a kept kind under another apiVersion is ignored (a
+``batch/v1`` Job is not a Volcano Job)."""

@@ -159,26 +159,35 @@ def test_reference_manifests_end_to_end(tmp_path: Path) -> None:
     ]
     args = ["--conf", "conf.yaml", *[arg for name in snapshots for arg in ("--snapshot", name)]]
     result = schedule(tmp_path, *args, "--cycles", "2")
+    # The Volcano Job is expanded into its PodGroup test-job-<uid> (uid default-test-job) and six pods
+    # (framework/cache/controllers/volcano_job.py); the test action binds every pod where it fits.
     assert (result.returncode, result.stderr) == (
         0,
-        "WARNING  vcjob-basic.yaml: 1 Job object ignored: fumarole does not read this kind [kind-ignored]\n",
+        "WARNING  Job default/test-job expanded as Volcano's job controller does: PodGroup "
+        "test-job-default-test-job, pods test-job-default-nginx-0 … test-job-default-nginx-5 (6 pods); "
+        "admission defaults: task default-nginx minAvailable 6 [defaulted]\n",
+    )
+    job_pods = [(f"default/test-job-default-nginx-{index}", "pai-node-00") for index in range(6)]
+    job_pg = "default/test-job-default-test-job"
+    expanded = (
+        "Job default/test-job expanded as Volcano's job controller does: PodGroup "
+        "test-job-default-test-job, pods test-job-default-nginx-0 … test-job-default-nginx-5 (6 pods); "
+        "admission defaults: task default-nginx minAvailable 6"
     )
     assert json.loads(result.stdout) == _output(
-        _cycle(1, [("default/web-0", "pai-node-00")], [("default/test-pg", "Pending")]),
-        _cycle(2, [], [("default/test-pg", "Running")]),
-        warnings=[
-            {
-                "code": "kind-ignored",
-                "subject": "vcjob-basic.yaml",
-                "text": "vcjob-basic.yaml: 1 Job object ignored: fumarole does not read this kind",
-            }
-        ],
+        _cycle(
+            1,
+            [*job_pods, ("default/web-0", "pai-node-00")],
+            [(job_pg, "Pending"), ("default/test-pg", "Pending")],
+        ),
+        _cycle(2, [], [(job_pg, "Running"), ("default/test-pg", "Running")]),
+        warnings=[{"code": "defaulted", "subject": "Job default/test-job", "text": expanded}],
     )
 
 
 # ---------------------------------------------------------------------------------------- table output
 def test_table_format_prints_each_cycle(workdir: Path) -> None:
-    shutil.copy(MANIFESTS / "vcjob-basic.yaml", workdir / "vcjob.yaml")
+    shutil.copy(MANIFESTS / "fgd-test-scheduler-config.yaml", workdir / "other.yaml")
     (workdir / "extra.yaml").write_text(
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lost\n  namespace: ns\n"
         "  annotations: {scheduling.k8s.io/group-name: ghost}\n"
@@ -190,7 +199,7 @@ def test_table_format_prints_each_cycle(workdir: Path) -> None:
             "--snapshot",
             "extra.yaml",
             "--snapshot",
-            "vcjob.yaml",
+            "other.yaml",
             "--then",
             "then-grow.yaml",
             "--format",
@@ -215,7 +224,8 @@ def test_table_format_prints_each_cycle(workdir: Path) -> None:
         "ns/big n2 bindfirst",
         "ns/pg1 Running",
         "ns/pg2 Pending",
-        "kind-ignored vcjob.yaml: 1 Job object ignored: fumarole does not read this kind",
+        "kind-ignored other.yaml: 1 KubeSchedulerConfiguration object ignored: fumarole does not read this "
+        "kind",
         "pod-left-out PodGroup ns/ghost not found: its pods (ns/lost) are left out",
     ]
     assert "Warnings about the input (2)" in lines
@@ -309,7 +319,7 @@ LOST_POD = (
     "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lost\n  namespace: ns\n"
     "  annotations: {scheduling.k8s.io/group-name: ghost}\n"
 )
-DEPLOYMENT = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\n"
+DEPLOYMENT = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: web, namespace: ns}\n"
 """A changes file holding only a kind the scheduler does not read."""
 LOST = {
     "code": "pod-left-out",
@@ -318,27 +328,30 @@ LOST = {
 }
 JOB_IGNORED = {
     "code": "kind-ignored",
-    "subject": "vcjob.yaml",
-    "text": "vcjob.yaml: 1 Job object ignored: fumarole does not read this kind",
+    "subject": "batch-job.yaml",
+    "text": "batch-job.yaml: 1 Job object ignored: not an apiVersion fumarole reads for Job "
+    "(batch.volcano.sh/v1alpha1)",
 }
+BATCH_JOB = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: once, namespace: ns}\n"
+"""A Kubernetes batch/v1 Job: not a kind the scheduler reads (a Volcano Job is)."""
 DEPLOYMENT_IGNORED = {
     "code": "kind-ignored",
     "subject": "then-deploy.yaml",
-    "text": "then-deploy.yaml: 1 Deployment object ignored: fumarole does not read this kind",
+    "text": "then-deploy.yaml: 1 DaemonSet object ignored: fumarole does not read this kind",
 }
 
 
 @pytest.fixture
 def warned(workdir: Path) -> Path:
-    """The CLI cluster plus a pod whose PodGroup is missing, a Volcano Job (an ignored kind) and a
-    changes file with a Deployment (ignored too)."""
+    """The CLI cluster plus a pod whose PodGroup is missing, a batch/v1 Job (an ignored kind) and a
+    changes file with a DaemonSet (ignored too)."""
     (workdir / "extra.yaml").write_text(LOST_POD)
-    shutil.copy(MANIFESTS / "vcjob-basic.yaml", workdir / "vcjob.yaml")
+    (workdir / "batch-job.yaml").write_text(BATCH_JOB)
     (workdir / "then-deploy.yaml").write_text(DEPLOYMENT)
     return workdir
 
 
-WARNED = [*BASE, "--snapshot", "vcjob.yaml", "--snapshot", "extra.yaml"]
+WARNED = [*BASE, "--snapshot", "batch-job.yaml", "--snapshot", "extra.yaml"]
 
 
 def _line(warning: dict[str, str]) -> str:
@@ -541,7 +554,7 @@ def test_usage_errors_come_from_argparse(workdir: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------- real confs
-CORPUS = FIXTURES / "confs"
+CONF_CORPUS = FIXTURES / "confs"
 NPU_SCENARIO = (
     ROOT
     / "tests"
@@ -560,8 +573,8 @@ def npu_cluster(tmp_path: Path) -> Path:
     objects = yaml.safe_load(NPU_SCENARIO.read_text())["objects"]
     (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
     for source in ("ascend/volcano-v1.9.0.yaml", "ascend/installer-v1.15.0-excerpt.yaml"):
-        shutil.copy(CORPUS / source, tmp_path / Path(source).name)
-    shutil.copy(CORPUS / "volcano" / "volcano-scheduler-ci.conf", tmp_path / "ci.conf")
+        shutil.copy(CONF_CORPUS / source, tmp_path / Path(source).name)
+    shutil.copy(CONF_CORPUS / "volcano" / "volcano-scheduler-ci.conf", tmp_path / "ci.conf")
     shutil.copy(MANIFESTS / "fgd-test-scheduler-config.yaml", tmp_path / "kube-scheduler.yaml")
     return tmp_path
 
@@ -631,3 +644,54 @@ def test_the_confs_warnings_come_first(
         "fumarole: conf.yaml:7: predicate.GPUSharingEnable is obsolete [obsolete-key] (--strict)",
         f"fumarole: {_line(LOST)} (--strict)",
     ]
+
+
+# ------------------------------------------------------------------------------------ Kubernetes semantics
+CORPUS = FIXTURES / "corpus"
+
+
+def test_limits_only_gpu_pod_stays_pending_on_a_cluster_without_gpus(tmp_path: Path) -> None:
+    """Issue 11: the pod sets only ``limits: {nvidia.com/gpu: 1}`` and no PodGroup. The API server's
+    defaulting makes the limit its request, Volcano's PodGroup controller gives it a PodGroup, and the
+    GPU it asks for keeps it pending (the reason names the resource) instead of a bind to a CPU node."""
+    for name in ("cpu-cluster.yaml", "limits-only-gpu-pod.yaml"):
+        shutil.copy(CORPUS / name, tmp_path / name)
+    result = schedule(tmp_path, "--snapshot", "cpu-cluster.yaml", "--snapshot", "limits-only-gpu-pod.yaml")
+    assert result.returncode == 0
+    output = json.loads(result.stdout)
+    [cycle] = output["cycles"]
+    assert (cycle["binds"], cycle["evictions"], cycle["pipelined"]) == ([], [], [])
+    assert [(pg["podgroup"], pg["phase"]) for pg in cycle["podgroups"]] == [
+        ("ml/podgroup-ml-cuda-vector-add", "Pending")
+    ]
+    assert cycle["pending"] == [
+        {
+            "pod": "ml/cuda-vector-add",
+            "podgroup": "ml/podgroup-ml-cuda-vector-add",
+            "reason": "Pod ml/cuda-vector-add requests nvidia.com/gpu 1, which no node offers",
+        }
+    ]
+    assert [w["code"] for w in output["warnings"]] == ["defaulted", "defaulted", "defaulted"]
+    assert result.stderr.splitlines() == [
+        "WARNING  Pod ml/cuda-vector-add: requests defaulted from limits, as the API server does: container "
+        "cuda-vector-add: nvidia.com/gpu [defaulted]",
+        "WARNING  PodGroup ml/podgroup-ml-cuda-vector-add created for Pod ml/cuda-vector-add (schedulerName "
+        "volcano, no scheduling.k8s.io/group-name annotation), as Volcano's PodGroup controller does: "
+        "minMember 1, queue default [defaulted]",
+        "WARNING  Queue default is not in the snapshot: it exists implicitly, as Volcano's scheduler creates "
+        "it (weight 1, reclaimable true) [defaulted]",
+    ]
+
+
+def test_a_pod_naming_a_missing_priority_class_is_one_error_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web-0, namespace: shop}\n"
+        "spec:\n  schedulerName: volcano\n  priorityClassName: gold\n"
+        "  containers: [{name: c, image: nginx}]\n"
+    )
+    result = schedule(tmp_path, "--snapshot", "pod.yaml")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "fumarole: pod.yaml: Pod shop/web-0: spec.priorityClassName: no PriorityClass with name gold "
+        "was found\n"
+    )

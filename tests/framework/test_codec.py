@@ -113,7 +113,6 @@ def test_reads_a_multi_document_hypernode_file_in_document_order() -> None:
 @pytest.mark.parametrize(
     ("manifest", "ignored"),
     [
-        pytest.param("vcjob-basic.yaml", {"Job": 1}, id="volcano-job"),
         pytest.param(
             "fgd-test-scheduler-config.yaml", {"KubeSchedulerConfiguration": 1}, id="kube-scheduler-conf"
         ),
@@ -136,6 +135,9 @@ items:
 - apiVersion: apps/v1
   kind: Deployment
   metadata: {name: web, namespace: ns}
+- apiVersion: batch/v1
+  kind: Job
+  metadata: {name: batch-job, namespace: ns}
 - apiVersion: v1
   kind: Pod
   metadata: {name: p1, namespace: ns}
@@ -168,14 +170,16 @@ def test_lists_and_documents_are_flattened_in_order_and_other_kinds_counted() ->
     loaded = parse_text(LIST_FILE, "objects.yaml")
     assert [(d.obj.KIND, d.obj.key) for d in loaded.documents] == [
         ("Node", "n1"),
+        ("Deployment", "ns/web"),
         ("Pod", "ns/p1"),
         ("Node", "n2"),
         ("Queue", "q1"),
         ("PriorityClass", "low"),
     ]
     assert all(d.source == "objects.yaml" and not d.delete for d in loaded.documents)
-    # a kept kind under an unknown apiVersion is ignored like any other kind
-    assert loaded.ignored == Counter({"Deployment": 1, "Pod": 1})
+    # a kept kind under an unknown apiVersion is ignored like any other kind (a batch/v1 Job is not
+    # a Volcano Job)
+    assert loaded.ignored == Counter({"Job": 1, "Pod": 1})
     pc = loaded.documents[-1].obj
     assert isinstance(pc, PriorityClass)
     assert (pc.value, pc.global_default) == (-5, True)
@@ -532,6 +536,27 @@ NODE = "snap.yaml: Node n1: "
             "snap.yaml: PodGroup ns/pg: spec.minMember: Input should be less than or equal to 2147483647 "
             "(got 99999999999)",
             id="min-member-beyond-int32",
+        ),
+        pytest.param(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: big, namespace: ns}\n"
+            "spec: {tasks: [{name: a, replicas: 2000000000}]}\n",
+            "snap.yaml: Job ns/big: spec.tasks[0].replicas: Input should be less than or equal to 100000 "
+            "(got 2000000000)",
+            id="volcano-job-task-with-more-pods-than-memory-holds",
+        ),
+        pytest.param(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: big, namespace: ns}\n"
+            "spec: {tasks: [{name: a, replicas: 60000}, {name: b, replicas: 60000}]}\n",
+            "snap.yaml: Job ns/big: spec: the tasks' replicas add up to 120000, more pods than fumarole "
+            "creates for one workload (at most 100000)",
+            id="volcano-job-tasks-adding-up-beyond-the-limit",
+        ),
+        pytest.param(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\n"
+            "spec: {replicas: 100001}\n",
+            "snap.yaml: Deployment ns/web: spec.replicas: Input should be less than or equal to 100000 "
+            "(got 100001)",
+            id="deployment-with-more-pods-than-memory-holds",
         ),
     ],
 )

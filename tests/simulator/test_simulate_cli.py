@@ -116,6 +116,7 @@ def test_schema(tmp_path: Path) -> None:
         "jobs",
         "inference",
         "batch",
+        "manifests",
         "faults",
     ]
     assert schema["required"] == ["cluster"]
@@ -128,6 +129,7 @@ def test_schema(tmp_path: Path) -> None:
         "InferenceServiceSpec",
         "TrafficSpec",
         "BatchPodSpec",
+        "ManifestSpec",
         "FaultSpec",
         "ImageSpec",
         "QueueSpec",
