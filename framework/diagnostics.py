@@ -60,7 +60,10 @@ class Diagnostic:
         return out
 
     def __str__(self) -> str:
-        return f"{self.text} [{self.code}]"
+        """``<text> [<code>]``, the subject first when the text does not name it (a conf's warnings
+        are about a line: ``conf.yaml:12: predicates argument … is obsolete … [obsolete-key]``)."""
+        text = self.text if self.subject in self.text else f"{self.subject}: {self.text}"
+        return f"{text} [{self.code}]"
 
 
 class StrictError(ValueError):

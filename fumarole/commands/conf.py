@@ -105,7 +105,7 @@ def run_validate(args: argparse.Namespace, settings: Settings) -> int:
         else:
             warnings = list(conf.diagnostics)
             for warning in warnings:
-                print(f"{warning.subject}: warning: {warning}")
+                print(f"{warning.subject}: warning: {warning.text} [{warning.code}]")
             print(f"{path}: ok" + (f", {_count(warnings, 'warning')}" if warnings else ""))
         sys.stdout.flush()
     return EXIT_BAD_INPUT if unreadable else EXIT_PROBLEMS if failed else EXIT_OK

@@ -30,7 +30,7 @@ from fumarole.commands import (
     strict_requested,
     with_options,
 )
-from fumarole.framework.diagnostics import StrictError
+from fumarole.framework.diagnostics import Code, Diagnostic, StrictError
 from fumarole.framework.registry import Registry
 from fumarole.framework.settings import Settings
 from fumarole.report import stdout_console
@@ -124,7 +124,7 @@ def _fail_if_strict(args: argparse.Namespace, settings: Settings, summaries: lis
     if not strict_requested(args, settings):
         return
     lines = dict.fromkeys(
-        f"{warning['text']} [{warning['code']}] (--strict)"
+        f"{Diagnostic(Code(warning['code']), warning['subject'], warning['text'])} (--strict)"
         for summary in summaries
         for warning in summary["warnings"]
     )

@@ -21,10 +21,6 @@ from typing import Any
 
 import pytest
 from conftest import run_fumarole
-from fumarole.framework.diagnostics import Code, Diagnostic
-
-from fumarole.cli import main
-from fumarole.commands import schedule as command
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -355,7 +351,12 @@ WARNED = [*BASE, "--snapshot", "batch-job.yaml", "--snapshot", "extra.yaml"]
 
 
 def _line(warning: dict[str, str]) -> str:
-    return f"{warning['text']} [{warning['code']}]"
+    text = (
+        warning["text"]
+        if warning["subject"] in warning["text"]
+        else f"{warning['subject']}: {warning['text']}"
+    )
+    return f"{text} [{warning['code']}]"
 
 
 def test_warnings_go_to_stderr_once_each_and_into_the_json(warned: Path) -> None:
@@ -615,35 +616,37 @@ def test_a_kube_scheduler_configuration_is_refused(npu_cluster: Path) -> None:
     )
 
 
-def test_the_confs_warnings_come_first(
-    warned: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # The conf loader's warnings (``SchedulerConf.diagnostics``) are printed before the cluster's.
-    obsolete = Diagnostic(
-        Code.OBSOLETE_KEY, "conf.yaml:7", "conf.yaml:7: predicate.GPUSharingEnable is obsolete"
-    )
+OBSOLETE_CONF = """\
+actions: "bindfirst"
+tiers:
+- plugins:
+  - name: firstfit
+- plugins:
+  - name: predicates
+    arguments:
+      predicate.GPUSharingEnable: true
+"""
+"""The CLI's conf plus a predicates argument Volcano v1.9 stopped reading (an ``obsolete-key`` warning)."""
+OBSOLETE = {
+    "code": "obsolete-key",
+    "subject": "obsolete.yaml:8",
+    "text": "predicates argument predicate.GPUSharingEnable is obsolete: read by Volcano v1.5.0 to v1.8.x; "
+    "since v1.9.0 the deviceshare plugin reads deviceshare.GPUSharingEnable; ignored",
+}
 
-    class ConfWithWarnings:
-        def __init__(self, conf: Any) -> None:
-            self._conf = conf
-            self.diagnostics = (obsolete,)
 
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._conf, name)
-
-    chosen = command.chosen_conf
-    monkeypatch.setattr(
-        command, "chosen_conf", lambda *args, **kwargs: ConfWithWarnings(chosen(*args, **kwargs))
-    )
-    monkeypatch.chdir(warned)
+def test_the_confs_warnings_come_first(warned: Path) -> None:
+    """The conf loader's warnings (``SchedulerConf.diagnostics``) come before the cluster's, in the JSON,
+    on stderr and under --strict; on stderr a conf warning starts with its file and line."""
+    (warned / "obsolete.yaml").write_text(OBSOLETE_CONF)
     snapshots = ["--snapshot", "cluster.yaml", "--snapshot", "workload.yaml", "--snapshot", "extra.yaml"]
-    assert main(["schedule", *snapshots, "--then", "then-deploy.yaml", "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out)["warnings"] == [obsolete.to_json(), LOST, DEPLOYMENT_IGNORED]
-    assert main(["schedule", *snapshots, "--strict"]) == 2
-    assert capsys.readouterr().err.splitlines() == [
-        "fumarole: conf.yaml:7: predicate.GPUSharingEnable is obsolete [obsolete-key] (--strict)",
-        f"fumarole: {_line(LOST)} (--strict)",
-    ]
+    result = schedule(warned, "--conf", "obsolete.yaml", *snapshots, "--then", "then-deploy.yaml")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["warnings"] == [OBSOLETE, LOST, DEPLOYMENT_IGNORED]
+    assert result.stderr == "".join(f"WARNING  {_line(w)}\n" for w in (OBSOLETE, LOST, DEPLOYMENT_IGNORED))
+    strict = schedule(warned, "--conf", "obsolete.yaml", *snapshots, "--strict")
+    assert (strict.returncode, strict.stdout) == (2, "")
+    assert strict.stderr == "".join(f"fumarole: {_line(w)} (--strict)\n" for w in (OBSOLETE, LOST))
 
 
 # ------------------------------------------------------------------------------------ Kubernetes semantics
