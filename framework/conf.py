@@ -23,8 +23,19 @@ keys, wrongly typed flags or arguments, unknown or empty action names (Volcano f
 name, and ``drf`` with ``enableHierarchy`` in a tier with ``proportion``. An invalid entry does not
 hide the rest of it: its name, well-typed flags and arguments are still checked. A YAML syntax error is
 one line too (``conf.yaml:5: not valid YAML: <problem>``, Volcano's ``yaml: line 5: <problem>``). A
-ConfigMap holding the conf under ``data.<name>.conf`` is accepted too; lines are those of the outer file.
-(Volcano stops at the first error, and ignores unknown keys: docs/differences.md.)
+ConfigMap holding the conf, or a whole installer holding that ConfigMap, is accepted too
+(``conf_source``); lines are those of the outer file. (Volcano stops at the first error, and ignores
+unknown keys: docs/differences.md.)
+
+Real confs load. A key some Volcano release since v1.5 read and the current one does not is dropped
+(``EnabledClusterOrder`` is read as ``enabledClusterOrder``) and reported as an ``obsolete-key``
+warning: the flags' history is ``flags.OBSOLETE``, each arguments model declares its own
+(``framework.obsolete``). A Volcano plugin or action fumarole does not implement
+(``volcano_names``) is a problem that says so; with ``skip_unsupported`` it is left out instead, an
+``unsupported-skipped`` warning (a conf left with no action is still a problem). YAML nulls
+(``tiers:``, ``plugins:``, ``arguments:`` with nothing after them, a null flag) are empty or unset, as
+yaml.v2 leaves them. A loaded conf's warnings, in line order with ``<file>:<line>`` subjects, are its
+``diagnostics`` (logged once when the conf is loaded).
 
 fumarole reads one configuration of its own, ignored by Volcano: ``- name: voting`` with
 ``arguments: {emptyIntersection: undecided | noVictims}`` chooses how an empty intersection of victims
@@ -33,7 +44,7 @@ is counted (docs/differences.md).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -41,12 +52,14 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, StrictBool, ValidationError, model_validator
 
+from . import volcano_names
+from .conf_source import ConfSourceError, read_conf_document
+from .diagnostics import Code, Diagnostic, Diagnostics
 from .extension_points import flags as flag_specs
 from .extension_points.flags import FLAGS, Flag
+from .obsolete import ObsoleteKey
+from .util.input_text import RESOURCE_ERROR, InputTextError, decode, one_line, short_repr
 from .util.yaml_lines import YamlLines
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
 
 if TYPE_CHECKING:
     from .registry import Registry
@@ -78,8 +91,9 @@ class ConfError(ValueError):
     """A conf that cannot be used; the message names the file, the line and the key of every problem."""
 
     def __init__(self, message: str, problems: list[str] | None = None) -> None:
-        super().__init__(message)
-        self.problems = problems if problems is not None else [message]
+        self.problems = [one_line(problem) for problem in problems] if problems else [one_line(message)]
+        """One line per problem (line breaks that came from the input are escaped)."""
+        super().__init__("\n".join(self.problems))
 
 
 class ConfUnreadable(ConfError):
@@ -88,6 +102,14 @@ class ConfUnreadable(ConfError):
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def _without_nulls(data: Any, keys: tuple[str, ...]) -> Any:
+    """``data`` without the ``keys`` given as YAML null (``tiers:`` with nothing after it): yaml.v2
+    leaves such a field at its zero value, an empty list or map (or "" for ``actions``)."""
+    if not isinstance(data, Mapping) or not any(key in data and data[key] is None for key in keys):
+        return data
+    return {key: value for key, value in data.items() if not (key in keys and value is None)}
 
 
 class PluginOption(_Strict):
@@ -104,16 +126,31 @@ class PluginOption(_Strict):
     @model_validator(mode="before")
     @classmethod
     def _gather_flags(cls, data: Any) -> Any:
+        """The flags in ``flags``, in either spelling; a null flag is unset (yaml.v2: a nil
+        pointer); an obsolete flag is dropped or read under its new name (``flags.OBSOLETE``;
+        the conf loader reports it)."""
         if not isinstance(data, Mapping):
             return data
-        gathered = dict(data.get("flags") or {})
-        rest: dict[str, Any] = {}
+        written = data.get("flags")
+        gathered = dict(written) if isinstance(written, Mapping) else {}
+        rest: dict[str, Any] = {} if written is None or isinstance(written, Mapping) else {"flags": written}
+        obsolete: dict[str, Any] = {}
         for key, value in data.items():
             flag = flag_specs.BY_NAME.get(key) if isinstance(key, str) else None
             if flag is not None:
                 gathered[flag.key] = value
-            elif key != "flags":
+            elif isinstance(key, str) and key in flag_specs.OBSOLETE:
+                obsolete[key] = value
+            elif key != "flags" and not (key == "arguments" and value is None):
                 rest[key] = value
+        for key in list(gathered):
+            if isinstance(key, str) and key in flag_specs.OBSOLETE:
+                obsolete[key] = gathered.pop(key)
+        for key, value in obsolete.items():
+            renamed = flag_specs.OBSOLETE[key].renamed_to
+            if renamed is not None and renamed not in gathered:
+                gathered[renamed] = value
+        gathered = {key: value for key, value in gathered.items() if value is not None}
         if gathered:
             rest["flags"] = gathered
         return rest
@@ -155,12 +192,22 @@ class PluginOption(_Strict):
 class Tier(_Strict):
     plugins: list[PluginOption] = Field(default_factory=list)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls(cls, data: Any) -> Any:
+        return _without_nulls(data, ("plugins",))
+
 
 class Configuration(_Strict):
     """Arguments for an action (or any named consumer) (``conf.Configuration``)."""
 
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls(cls, data: Any) -> Any:
+        return _without_nulls(data, ("arguments",))
 
 
 class VotingArguments(_Strict):
@@ -177,15 +224,33 @@ class SchedulerConf(_Strict):
     configurations: list[Configuration] = Field(default_factory=list)
     metrics: dict[str, str] = Field(default_factory=dict)
     _source: str = PrivateAttr("<conf>")
+    _diagnostics: tuple[Diagnostic, ...] = PrivateAttr(())
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nulls(cls, data: Any) -> Any:
+        return _without_nulls(data, ("actions", "tiers", "configurations", "metrics"))
 
     @property
     def source(self) -> str:
         """The file the conf was read from (for error messages)."""
         return self._source
 
+    @property
+    def diagnostics(self) -> Diagnostics:
+        """The warnings of loading the conf (obsolete keys, skipped entries), in line order; every
+        copy (``with_source``, ``with_defaults``, ``resolved``, ``model_copy``) carries them."""
+        return Diagnostics(self._diagnostics)
+
     def with_source(self, source: str) -> SchedulerConf:
         twin = self.model_copy()
         twin._source = source
+        return twin
+
+    def with_diagnostics(self, diagnostics: Iterable[Diagnostic]) -> SchedulerConf:
+        """A copy whose warnings are ``diagnostics``."""
+        twin = self.model_copy()
+        twin._diagnostics = tuple(diagnostics)
         return twin
 
     @property
@@ -209,16 +274,12 @@ class SchedulerConf(_Strict):
 
     def with_defaults(self) -> SchedulerConf:
         tiers = [Tier(plugins=[plugin.with_defaults() for plugin in tier.plugins]) for tier in self.tiers]
-        twin = self.model_copy(update={"tiers": tiers})
-        twin._source = self._source
-        return twin
+        return self.model_copy(update={"tiers": tiers})
 
     def resolved(self) -> SchedulerConf:
         """Every plugin's flags written out as true or false (see ``PluginOption.resolved``)."""
         tiers = [Tier(plugins=[plugin.resolved() for plugin in tier.plugins]) for tier in self.tiers]
-        twin = self.model_copy(update={"tiers": tiers})
-        twin._source = self._source
-        return twin
+        return self.model_copy(update={"tiers": tiers})
 
     def to_text(self) -> str:
         """The conf as a Volcano conf file: ``to_yaml`` dumped, the actions quoted as Volcano writes them."""
@@ -265,6 +326,9 @@ class Problem:
 
     loc: Loc
     message: str
+    unsupported: volcano_names.VolcanoName | None = None
+    """The Volcano plugin or action fumarole does not implement that this entry names (the problems
+    ``--skip-unsupported`` turns into warnings)."""
 
 
 def as_written(loc: Loc) -> Loc:
@@ -294,24 +358,42 @@ def _describe(item: Any) -> str:
     if kind == "value_error":
         return str(item["msg"]).removeprefix("Value error, ")
     message = str(item["msg"])
-    if "input" in item and kind not in ("model_type", "dict_type"):
-        message += f" (got {item['input']!r})"
+    if "input" in item and kind not in ("model_type", "dict_type", RESOURCE_ERROR):
+        message += f" (got {short_repr(item['input'])})"
     return message
 
 
 def problems_of(error: ValidationError, prefix: Loc = ()) -> list[Problem]:
-    return [Problem(prefix + tuple(item["loc"]), _describe(item)) for item in error.errors()]
+    problems = []
+    for item in error.errors():
+        loc = prefix + tuple(item["loc"])
+        resource = (item.get("ctx") or {}).get("resource")
+        if item["type"] == RESOURCE_ERROR and isinstance(resource, str):
+            loc += (resource,)  # the bad entry of a resource list (checked as a whole, see objects.py)
+        problems.append(Problem(loc, _describe(item)))
+    return problems
 
 
-def format_validation_error(source: str, error: ValidationError, prefix: str = "") -> str:
-    """One line per error: ``<source>: <key>: <what>`` (used for snapshots and workloads too)."""
-    lines = []
+MAX_PROBLEMS_ON_ONE_LINE = 3
+
+
+def format_validation_error(
+    source: str, error: ValidationError, prefix: str = "", *, single_line: bool = False
+) -> str:
+    """One line per error: ``<source>: <key>: <what>``; with ``single_line`` (snapshots, workloads), one
+    line for all: ``<source>: <key>: <what>; <key>: <what>`` (at most three, then how many more)."""
+    parts = []
     for problem in problems_of(error):
         loc = format_loc(problem.loc)
         if prefix:
             loc = f"{prefix}.{loc}" if loc != "<root>" else prefix
-        lines.append(f"{source}: {loc}: {problem.message}")
-    return "\n".join(lines)
+        parts.append(f"{loc}: {problem.message}")
+    if single_line:
+        shown = parts[:MAX_PROBLEMS_ON_ONE_LINE]
+        more = len(parts) - len(shown)
+        tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        return one_line(f"{source}: {'; '.join(shown)}{tail}")
+    return "\n".join(one_line(f"{source}: {part}") for part in parts)
 
 
 def conf_error(source: str, problems: list[Problem], lines: YamlLines | None) -> ConfError:
@@ -331,46 +413,6 @@ def conf_error(source: str, problems: list[Problem], lines: YamlLines | None) ->
 
 
 # ---------------------------------------------------------------------------------------- loading
-def yaml_problem(source: str, error: yaml.YAMLError, offset: int = 0) -> str:
-    """A YAML syntax error on one line, Volcano's ``yaml: line N: <problem>`` in fumarole's shape:
-    ``<source>:<line>: not valid YAML: <problem> (<context> at line <n>)``."""
-    problem_mark = getattr(error, "problem_mark", None)
-    context_mark = getattr(error, "context_mark", None)
-    mark = problem_mark or context_mark
-    where = f"{source}:{mark.line + 1 + offset}" if mark is not None else source
-    problem = getattr(error, "problem", None) or getattr(error, "context", None)
-    problem = problem.removeprefix("but ") if isinstance(problem, str) else problem
-    if not problem:
-        return f"{where}: not valid YAML: {' '.join(str(error).split())}"
-    context = getattr(error, "context", None) if problem_mark is not None else None
-    detail = f" ({context} at line {context_mark.line + 1 + offset})" if context and context_mark else ""
-    return f"{where}: not valid YAML: {problem}{detail}"
-
-
-def _unwrap_configmap(
-    document: Mapping[str, Any], source: str, lines: YamlLines
-) -> tuple[Mapping[str, Any], YamlLines]:
-    """The conf a ConfigMap holds under ``data.<name>.conf``; its lines are counted in the outer file."""
-    if document.get("kind") != "ConfigMap":
-        return document, lines
-    data = document.get("data")
-    if not isinstance(data, Mapping):
-        raise conf_error(source, [Problem(("data",), "a ConfigMap's data must be a mapping")], lines)
-    for key, text in data.items():
-        if str(key).endswith(".conf"):
-            start = lines.value_line(("data", key)) or 1
-            try:
-                inner = yaml.load(str(text), Loader=SAFE_LOADER)
-            except yaml.YAMLError as exc:
-                message = yaml_problem(source, exc, offset=start - 1)
-                raise ConfError(message) from exc
-            if not isinstance(inner, Mapping):
-                problem = Problem(("data", key), "the embedded conf is not a mapping")
-                raise conf_error(source, [problem], lines)
-            return inner, YamlLines.of(str(text), offset=start - 1)
-    raise conf_error(source, [Problem(("data",), "ConfigMap has no data key ending in .conf")], lines)
-
-
 def _string_keys(value: Any) -> dict[str, Any]:
     return {k: v for k, v in value.items() if isinstance(k, str)} if isinstance(value, Mapping) else {}
 
@@ -434,20 +476,20 @@ def parse_conf(
     *,
     apply_defaults: bool = True,
     line_numbers: bool = True,
+    skip_unsupported: bool = False,
 ) -> SchedulerConf:
     """Parse and validate conf text; every problem is reported in one ``ConfError``, with the line
-    of each (unless ``line_numbers`` is false: text that is not what the user wrote)."""
+    of each (unless ``line_numbers`` is false: text that is not what the user wrote).
+
+    ``text`` is a conf, a ConfigMap holding one, or an installer holding that ConfigMap
+    (``conf_source``). Obsolete keys are accepted with a warning; the plugins and actions Volcano has
+    and fumarole does not are errors, or with ``skip_unsupported`` left out with a warning (a conf
+    left with no action is still an error). The warnings are the conf's ``diagnostics``."""
     try:
-        document = yaml.load(text, Loader=SAFE_LOADER)
-    except yaml.YAMLError as exc:
-        message = yaml_problem(source, exc) if line_numbers else f"{source}: not valid YAML: {exc}"
-        raise ConfError(message) from exc
-    if document is None:
-        raise ConfError(f"{source}: the conf is empty")
-    if not isinstance(document, Mapping):
-        raise ConfError(f"{source}: the conf must be a mapping with actions and tiers")
-    lines = YamlLines.of(text if line_numbers else "")
-    document, lines = _unwrap_configmap(document, source, lines)
+        found = read_conf_document(text, source, line_numbers=line_numbers)
+    except ConfSourceError as exc:
+        raise ConfError(str(exc)) from exc
+    document, lines = found.document, found.lines
     problems: list[Problem] = []
     try:
         conf = SchedulerConf.model_validate(dict(document))
@@ -458,17 +500,36 @@ def parse_conf(
             conf = conf.model_copy(update={"actions": "<invalid>"})
     conf = conf.with_source(source)
     problems.extend(conf_problems(conf, registry))
+    conf, obsolete_arguments = without_obsolete_arguments(conf, registry)
+    warnings = _obsolete_flags(document) + obsolete_arguments
+    if skip_unsupported:
+        skipped = [problem for problem in problems if problem.unsupported is not None]
+        problems = [problem for problem in problems if problem.unsupported is None]
+        if skipped:
+            conf = _without(conf, skipped)
+            warnings.extend(_skipped_warning(problem) for problem in skipped)
+            actions = [name for name, kind in _names(skipped) if kind == "action"]
+            if actions and not any(conf.action_names):
+                names = ", ".join(dict.fromkeys(actions))
+                message = f"no action left to run: --skip-unsupported skipped every one ({names})"
+                problems.append(Problem(("actions",), message))
     if problems:
         raise conf_error(source, problems, lines)
+    conf = conf.with_diagnostics(_diagnostics(source, warnings, lines))
     if apply_defaults:
         conf = conf.with_defaults()
     return conf
 
 
 def load_conf(
-    path: str | Path, registry: Registry | None = None, *, apply_defaults: bool = True
+    path: str | Path,
+    registry: Registry | None = None,
+    *,
+    apply_defaults: bool = True,
+    skip_unsupported: bool = False,
 ) -> SchedulerConf:
-    """Read a conf file (Volcano defaulting applied unless ``apply_defaults`` is false).
+    """Read a conf file (Volcano defaulting applied unless ``apply_defaults`` is false; see
+    ``parse_conf`` for ``skip_unsupported``).
 
     ``ConfUnreadable`` when the file cannot be read; ``ConfError`` listing every problem otherwise
     (text that is not UTF-8 is one, with its line)."""
@@ -478,11 +539,12 @@ def load_conf(
     except OSError as exc:
         raise ConfUnreadable(f"{path}: cannot read the conf: {exc.strerror or exc}") from exc
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ConfError(f"{path}:{line}: not UTF-8 text (byte {data[exc.start]:#04x})") from exc
-    return parse_conf(text, str(path), registry, apply_defaults=apply_defaults)
+        text = decode(data, str(path))
+    except InputTextError as exc:
+        raise ConfError(str(exc)) from None
+    return parse_conf(
+        text, str(path), registry, apply_defaults=apply_defaults, skip_unsupported=skip_unsupported
+    )
 
 
 def default_conf(registry: Registry | None = None, *, apply_defaults: bool = True) -> SchedulerConf:
@@ -510,8 +572,7 @@ def conf_problems(conf: SchedulerConf, registry: Registry | None) -> list[Proble
         if not name:
             problems.append(Problem(("actions",), f"empty action name (item {position} of {conf.actions!r})"))
         elif registry is not None and not registry.has_action(name):
-            known = ", ".join(sorted(registry.action_names()))
-            problems.append(Problem(("actions",), f"unknown action {name!r} (known: {known})"))
+            problems.append(_unknown("action", name, ("actions",), registry.action_names()))
     seen: dict[str, str] = {}
     for t, tier in enumerate(conf.tiers):
         hdrf = proportion = False
@@ -530,7 +591,9 @@ def conf_problems(conf: SchedulerConf, registry: Registry | None) -> list[Proble
             seen[plugin.name] = format_loc(where)
             hdrf = hdrf or (plugin.name == "drf" and plugin.is_enabled(flag_specs.HIERARCHY))
             proportion = proportion or plugin.name == "proportion"
-            if registry is not None:
+            if registry is not None and not registry.has_plugin(plugin.name):
+                problems.append(_unknown("plugin", plugin.name, (*where, "name"), registry.plugin_names()))
+            elif registry is not None:
                 problems.extend(registry.plugin_problems(plugin.name, plugin.arguments, where))
         if hdrf and proportion:
             problems.append(
@@ -547,3 +610,136 @@ def conf_problems(conf: SchedulerConf, registry: Registry | None) -> list[Proble
             action_arguments = configuration.arguments
             problems.extend(registry.action_problems(configuration.name, action_arguments, arguments_at))
     return problems
+
+
+SKIP_HINT = "--skip-unsupported (FUMAROLE_SKIP_UNSUPPORTED=true) skips it"
+"""How an unsupported entry's error says it can be skipped."""
+
+
+def _unknown(kind: volcano_names.Kind, name: str, loc: Loc, known: set[str]) -> Problem:
+    """A name the registry lacks: a Volcano plugin or action fumarole does not implement (skippable),
+    or an unknown name, with a hint when it differs from a known one only in case."""
+    volcano = volcano_names.volcano_name(kind, name)
+    if volcano is not None:
+        return Problem(loc, f"{volcano.unsupported()}; {SKIP_HINT}", unsupported=volcano)
+    message = f"unknown {kind} {name!r} (known: {', '.join(sorted(known))})"
+    other = volcano_names.other_case(kind, name, known)
+    if other is not None:
+        does = "rejects it too" if kind == "action" else "skips it too, with an error log"
+        message += f"; did you mean {other!r}? Names are case-sensitive: Volcano {does}"
+    return Problem(loc, message)
+
+
+@dataclass(frozen=True)
+class _Warning:
+    """A warning about a conf, before its line is known."""
+
+    code: Code
+    loc: Loc
+    text: str
+
+
+def _obsolete_flags(document: Mapping[str, Any]) -> list[_Warning]:
+    """The obsolete flags the document's plugin entries give (``flags.OBSOLETE``)."""
+    warnings: list[_Warning] = []
+    tiers = document.get("tiers")
+    for t, tier in enumerate(tiers if isinstance(tiers, list) else []):
+        plugins = tier.get("plugins") if isinstance(tier, Mapping) else None
+        for p, plugin in enumerate(plugins if isinstance(plugins, list) else []):
+            if not isinstance(plugin, Mapping):
+                continue
+            written = plugin.get("flags")
+            nested: Mapping[Any, Any] = written if isinstance(written, Mapping) else {}
+            given = {
+                flag.key if (flag := flag_specs.BY_NAME.get(key)) else key
+                for key in (*_string_keys(plugin), *_string_keys(nested))
+            }
+            name = plugin.get("name")
+            owner = f"{name} flag" if isinstance(name, str) and name else "flag"
+            for at, keys in (((), plugin), (("flags",), nested)):
+                for key in keys:
+                    obsolete = flag_specs.OBSOLETE.get(key) if isinstance(key, str) else None
+                    if obsolete is None:
+                        continue
+                    shadowed = obsolete.renamed_to is not None and obsolete.renamed_to in given
+                    text = obsolete.describe(owner, key, shadowed=shadowed)
+                    warnings.append(_Warning(Code.OBSOLETE_KEY, ("tiers", t, "plugins", p, *at, key), text))
+    return warnings
+
+
+def without_obsolete_arguments(
+    conf: SchedulerConf, registry: Registry | None
+) -> tuple[SchedulerConf, list[_Warning]]:
+    """The conf with its plugins' and actions' arguments as they read them (the keys their arguments
+    models declare obsolete left out, a renamed key under its new name, ``framework.obsolete``), and a
+    warning for each such key."""
+    if registry is None:
+        return conf, []
+    warnings: list[_Warning] = []
+
+    def warn(owner: str, at: Loc, arguments: dict[str, Any], found: dict[str, ObsoleteKey]) -> None:
+        for key, declaration in found.items():
+            shadowed = declaration.renamed_to in arguments
+            text = declaration.describe(f"{owner} argument", key, shadowed=shadowed)
+            warnings.append(_Warning(Code.OBSOLETE_KEY, (*at, key), text))
+
+    tiers = []
+    for t, tier in enumerate(conf.tiers):
+        plugins = []
+        for p, plugin in enumerate(tier.plugins):
+            if plugin.name and registry.has_plugin(plugin.name):
+                kept, found = registry.split_plugin_arguments(plugin.name, plugin.arguments)
+                warn(plugin.name, ("tiers", t, "plugins", p, "arguments"), plugin.arguments, found)
+                plugin = plugin.model_copy(update={"arguments": kept}) if found else plugin
+            plugins.append(plugin)
+        tiers.append(Tier(plugins=plugins))
+    configurations = []
+    for c, configuration in enumerate(conf.configurations):
+        name = configuration.name
+        if name and name != VOTING and registry.has_action(name):
+            kept, found = registry.split_action_arguments(name, configuration.arguments)
+            warn(name, ("configurations", c, "arguments"), configuration.arguments, found)
+            configuration = configuration.model_copy(update={"arguments": kept}) if found else configuration
+        configurations.append(configuration)
+    if not warnings:
+        return conf, []
+    return conf.model_copy(update={"tiers": tiers, "configurations": configurations}), warnings
+
+
+def _without(conf: SchedulerConf, skipped: list[Problem]) -> SchedulerConf:
+    """The conf without the actions and plugin entries of the ``skipped`` problems."""
+    actions = {name for name, kind in _names(skipped) if kind == "action"}
+    plugins = {(p.loc[1], p.loc[3]) for p in skipped if p.unsupported and p.unsupported.kind == "plugin"}
+    update: dict[str, Any] = {}
+    if actions:
+        update["actions"] = ", ".join(name for name in conf.action_names if name not in actions)
+    if plugins:
+        update["tiers"] = [
+            Tier(plugins=[plugin for p, plugin in enumerate(tier.plugins) if (t, p) not in plugins])
+            for t, tier in enumerate(conf.tiers)
+        ]
+    return conf.model_copy(update=update)
+
+
+def _names(skipped: list[Problem]) -> list[tuple[str, str]]:
+    """The skipped entries' names and kinds, in order."""
+    return [(p.unsupported.name, p.unsupported.kind) for p in skipped if p.unsupported is not None]
+
+
+def _skipped_warning(problem: Problem) -> _Warning:
+    volcano = problem.unsupported
+    assert volcano is not None
+    text = f"{volcano.kind} {volcano.name!r} skipped (--skip-unsupported): {volcano.what()}"
+    return _Warning(Code.UNSUPPORTED_SKIPPED, problem.loc, text)
+
+
+def _diagnostics(source: str, warnings: list[_Warning], lines: YamlLines) -> list[Diagnostic]:
+    """The warnings as diagnostics (each logged once), subject ``<source>:<line>``, in line order."""
+    placed = []
+    for index, warning in enumerate(warnings):
+        line = lines.line(warning.loc)
+        placed.append((line if line is not None else 1 << 30, index, line, warning))
+    diagnostics = Diagnostics()
+    for _, _, line, warning in sorted(placed, key=lambda item: item[:2]):
+        diagnostics.add(warning.code, f"{source}:{line}" if line is not None else source, warning.text)
+    return list(diagnostics)

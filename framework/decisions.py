@@ -10,17 +10,25 @@ only watch.
 ``CycleDecisions.to_json`` is the exact per-cycle shape ``fumarole schedule --format json`` prints::
 
     {"cycle": 1,
-     "binds": [{"pod": "ns/name", "node": "n1"}],
+     "binds": [{"pod": "ns/name", "node": "n1", "action": "allocate"}],
      "evictions": [{"pod": "ns/name", "node": "n1", "action": "preempt"}],
      "pipelined": [{"pod": "ns/name", "node": "n2"}],
-     "podgroups": [{"podgroup": "ns/pg", "phase": "Running"}]}
+     "podgroups": [{"podgroup": "ns/pg", "phase": "Pending",
+                    "conditions": [{"type": "Unschedulable", "status": "True",
+                                    "reason": "NotEnoughResources", "message": "..."}]}],
+     "pending": [{"pod": "ns/name", "podgroup": "ns/pg", "reason": "..."}]}
 
-A bind carries ``annotations`` when plugins wrote pod annotations at allocation (e.g. the NPU
-chips); an eviction carries ``reason`` (the action's text, e.g. which preemptor). ``pending``
-(not in the JSON contract's required keys, printed as ``"pending"``) explains every task left
-pending: the predicate failures summed over nodes, or the job-level reason; for a job with a hard
-network topology that no hypernode could hold, every hypernode tried and why it failed (also kept as
-``topology`` rows for the table output, not in the JSON).
+A bind carries the action that bound it, and ``annotations`` when plugins wrote pod annotations at
+allocation (e.g. the NPU chips); an eviction carries ``reason`` (the action's text, e.g. which
+preemptor). A PodGroup carries the conditions this cycle wrote (type, status, reason, message; not
+the transition ID nor the time). ``pending`` explains every task left pending
+(``pending_reasons``, spec in docs/schedule.md); for a job with a hard network topology that no
+hypernode could hold, every hypernode tried and why it failed is also kept as ``topology`` rows for
+the table output (not in the JSON).
+
+``refusals`` is where the session and plugins note what they refused outside the predicates (a
+queue at its deserved share, an invalid job, …) so that the pending reasons can name it; it is not
+printed as such.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ if TYPE_CHECKING:
     from .api.job_info import JobInfo
     from .api.task_info import TaskInfo
     from .cache.objects import PodGroupCondition
+    from .session import Session
 
 
 @dataclass
@@ -44,7 +53,7 @@ class Bind:
     annotations: dict[str, str] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"pod": self.pod, "node": self.node}
+        out: dict[str, Any] = {"pod": self.pod, "node": self.node, "action": self.action}
         if self.annotations:
             out["annotations"] = dict(sorted(self.annotations.items()))
         return out
@@ -110,8 +119,19 @@ class PodGroupPhase:
     succeeded: int = 0
     failed: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {"podgroup": self.podgroup, "phase": self.phase}
+    def written_in(self, session_uid: str) -> list[PodGroupCondition]:
+        """The conditions the session ``session_uid`` wrote (older ones stay in the status, unchanged)."""
+        return [c for c in self.conditions if c.transition_id == session_uid]
+
+    def to_json(self, session_uid: str = "") -> dict[str, Any]:
+        return {
+            "podgroup": self.podgroup,
+            "phase": self.phase,
+            "conditions": [
+                {"type": c.type, "status": c.status, "reason": c.reason, "message": c.message}
+                for c in self.written_in(session_uid)
+            ],
+        }
 
 
 @dataclass
@@ -143,6 +163,31 @@ class PodGroupEvent:
 
 
 @dataclass
+class Refusals:
+    """What was refused outside the predicates this cycle, in words, for the pending reasons.
+
+    Volcano keeps no trace of these (allocate skips the task or the queue silently); fumarole notes
+    the last refusal of each task, queue and job so that a pending pod can say what blocks it.
+    """
+
+    tasks: dict[str, str] = field(default_factory=dict)
+    """Task UID -> why its queue would not take it (``allocatable``: a queue at its share, closed …)."""
+    queues: dict[str, str] = field(default_factory=dict)
+    """Queue UID -> why it takes nothing more (``overused``)."""
+    jobs: dict[str, str] = field(default_factory=dict)
+    """Job UID -> why it is not scheduled at all (``job_valid``; a queue refusing to admit it)."""
+
+    def task(self, uid: str, reason: str) -> None:
+        self.tasks[uid] = reason
+
+    def queue(self, uid: str, reason: str) -> None:
+        self.queues[uid] = reason
+
+    def job(self, uid: str, reason: str) -> None:
+        self.jobs[uid] = reason
+
+
+@dataclass
 class CycleDecisions:
     cycle: int
     binds: list[Bind] = field(default_factory=list)
@@ -169,6 +214,9 @@ class CycleDecisions:
     topology: list[TopologyAttempt] = field(default_factory=list)
     """For pending jobs with a hard network topology: every hypernode tried, and why it failed
     (printed by ``--format table``; the JSON carries the same text in the pending reasons)."""
+    refusals: Refusals = field(default_factory=Refusals)
+    session_uid: str = ""
+    """The session that decided (``Session.uid``): the transition ID of the conditions it wrote."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -176,47 +224,11 @@ class CycleDecisions:
             "binds": [bind.to_json() for bind in self.binds],
             "evictions": [eviction.to_json() for eviction in self.evictions],
             "pipelined": [placement.to_json() for placement in self.pipelined],
-            "podgroups": [phase.to_json() for phase in self.podgroups],
+            "podgroups": [phase.to_json(self.session_uid) for phase in self.podgroups],
             "pending": [task.to_json() for task in self.pending],
             "nominations": [nomination.to_json() for nomination in self.nominations],
             "excess_evictions": self.excess_evictions,
         }
-
-
-def pending_reason(job: JobInfo, task: TaskInfo, events: list[PodGroupEvent] | None = None) -> str:
-    """Why a task is still pending (``JobInfo.TaskSchedulingReason``).
-
-    A job with a hard network topology that allocate could not place under any hypernode says
-    which tier and hypernodes were tried and why each failed. A task placed in a statement that was
-    then discarded says where it could go once the gang is complete; otherwise its nodes' fit
-    errors, else the job's reason.
-    """
-    explanation = job.topology_explanation
-    if explanation is not None and not explanation.placed:
-        return explanation.render()
-    last = task.last_transaction
-    if last is not None and last.status == TaskStatus.ALLOCATED:
-        return (
-            f"Pod {task.namespace}/{task.name} can possibly be assigned to {last.node_name}, "
-            "once minAvailable is satisfied"
-        )
-    if last is not None and last.status == TaskStatus.PIPELINED:
-        return (
-            f"Pod {task.namespace}/{task.name} can possibly be assigned to {last.node_name}, "
-            "once resource is released and minAvailable is satisfied"
-        )
-    fit = job.nodes_fit_errors.get(task.uid)
-    if fit is not None:
-        return str(fit)
-    if job.job_fit_errors:
-        return job.job_fit_errors
-    mine = [event for event in events or () if event.podgroup == job.uid]
-    if job.is_pending():
-        detail = f": {mine[-1].reason}: {mine[-1].message}" if mine else ""
-        return f"PodGroup {job.uid} is {job.phase or 'Pending'}, not yet admitted to its queue{detail}"
-    if mine:
-        return f"{mine[-1].reason}: {mine[-1].message}"
-    return "not placed in this cycle"
 
 
 def topology_attempts(job: JobInfo) -> list[TopologyAttempt]:
@@ -240,9 +252,14 @@ def bind_of(task: TaskInfo, action: str) -> Bind:
     return Bind(task.key, task.node_name, action, written)
 
 
-def close_log(decisions: CycleDecisions, jobs: dict[str, JobInfo]) -> None:
+def close_log(ssn: Session) -> None:
     """What the log learns at session close: pipelined tasks, nominations, pending reasons, topology."""
-    for job in jobs.values():
+    from .pending_reasons import PendingReasons
+
+    decisions = ssn.decisions
+    decisions.session_uid = ssn.uid
+    reasons = PendingReasons(ssn)
+    for job in ssn.jobs.values():
         for task in job.tasks_with(TaskStatus.PIPELINED).values():
             decisions.pipelined.append(Placement(task.key, task.node_name))
             if task.eviction_occurred:
@@ -250,9 +267,7 @@ def close_log(decisions: CycleDecisions, jobs: dict[str, JobInfo]) -> None:
                 hyper_node = sub_job.nominated_hyper_node if sub_job is not None else ""
                 decisions.nominations.append(Nomination(task.key, task.node_name, hyper_node))
         for task in job.tasks_with(TaskStatus.PENDING).values():
-            decisions.pending.append(
-                PendingTask(task.key, job.uid, pending_reason(job, task, decisions.events))
-            )
+            decisions.pending.append(PendingTask(task.key, job.uid, reasons.of(job, task)))
         decisions.topology.extend(topology_attempts(job))
     decisions.excess_evictions = excess_evictions(decisions)
     decisions.pipelined.sort(key=lambda p: p.pod)

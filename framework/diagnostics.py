@@ -3,8 +3,10 @@ concerns and the text.
 
 Every part that reads input (the conf loader, the snapshot codec, the cluster cache, the
 controllers' expansion of workloads) adds to a ``Diagnostics``; the command line prints them on
-stderr and in its JSON output (``warnings``), and ``--strict`` turns any of them into an error.
-A warning is recorded once (same code, object and text), in the order it was first seen.
+stderr (logged as WARNING when first seen, one line each) and in its output (JSON ``warnings``, a
+table), and ``--strict`` turns any of them into an error: exit 2, each warning one line on stderr
+(``fumarole: <text> [<code>] (--strict)``, the log lines of warnings are then left out), nothing on
+stdout. A warning is recorded once (same code, object and text), in the order it was first seen.
 
 Codes (``Code``) name the class of input, so a test or a user's script can match on them.
 """
@@ -16,6 +18,9 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 
 from loguru import logger
+
+LOG_MARK = "diagnostic"
+"""The ``extra`` key of the log records of warnings (``--strict`` prints them as errors instead)."""
 
 
 class Code(StrEnum):
@@ -32,6 +37,9 @@ class Code(StrEnum):
     """A conf key an earlier Volcano release read, and what replaced it."""
     UNSUPPORTED_SKIPPED = "unsupported-skipped"
     """A Volcano plugin or action fumarole does not implement, skipped on request."""
+    MISSING_REFERENCE = "missing-reference"
+    """An object names another that is not in the snapshot (a PriorityClass, an owner), and what was
+    used instead."""
     DELETE_MISSING = "delete-missing"
     """A deletion of an object that does not exist."""
     NODE_NOT_SCHEDULABLE = "node-not-schedulable"
@@ -52,7 +60,10 @@ class Diagnostic:
         return out
 
     def __str__(self) -> str:
-        return f"{self.text} [{self.code}]"
+        """``<text> [<code>]``, the subject first when the text does not name it (a conf's warnings
+        are about a line: ``conf.yaml:12: predicates argument … is obsolete … [obsolete-key]``)."""
+        text = self.text if self.subject in self.text else f"{self.subject}: {self.text}"
+        return f"{text} [{self.code}]"
 
 
 class StrictError(ValueError):
@@ -62,16 +73,25 @@ class StrictError(ValueError):
 class Diagnostics:
     """An ordered set of warnings."""
 
-    def __init__(self, items: Iterable[Diagnostic] = ()) -> None:
+    def __init__(self, items: Iterable[Diagnostic] = (), *, log: bool = True) -> None:
         self._items: dict[Diagnostic, None] = dict.fromkeys(items)
+        self._log = log
+        """Log each warning when first recorded; off for a staging set whose warnings are recorded
+        (and logged) elsewhere once the input is applied."""
 
     def add(self, code: Code, subject: str, text: str) -> Diagnostic:
         """Record a warning (once) and log it."""
         diagnostic = Diagnostic(code, subject, text)
         if diagnostic not in self._items:
             self._items[diagnostic] = None
-            logger.warning("{}", diagnostic)
+            if self._log:
+                logger.bind(**{LOG_MARK: True}).warning("{}", diagnostic)
         return diagnostic
+
+    def record(self, others: Iterable[Diagnostic]) -> None:
+        """``add`` each of ``others`` (logging the new ones)."""
+        for diagnostic in others:
+            self.add(diagnostic.code, diagnostic.subject, diagnostic.text)
 
     def extend(self, others: Iterable[Diagnostic]) -> None:
         for diagnostic in others:

@@ -12,9 +12,10 @@ in-process extensions (tests, notebooks) that take precedence.
 
 ``load`` imports exactly the names a conf uses, in conf order; an entry point that fails to import
 is an error naming the entry point and the cause, never a log line. ``load_plugin`` validates a
-plugin's arguments with its model and builds it once: a builder whose plugin reports a ``name`` other
-than its entry-point name is an error naming both (its functions are registered under the conf name);
-so is a builder that raises.
+plugin's arguments with its model (``validate_arguments``: the keys the model declares obsolete in
+its ``obsolete_keys`` are left out, and reported by the conf loader) and builds it once: a builder
+whose plugin reports a ``name`` other than its entry-point name is an error naming both (its
+functions are registered under the conf name); so is a builder that raises.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 from stevedore import NamedExtensionManager
 
+from . import obsolete
 from .interface import Action, NoArguments, Plugin, PluginBuilder
+from .obsolete import ObsoleteKey
 
 if TYPE_CHECKING:
     from .conf import Loc, Problem
@@ -125,8 +128,11 @@ def arguments_model(target: Any) -> type[BaseModel]:
 
 def validate_arguments(model: type[BaseModel], arguments: dict[str, Any]) -> BaseModel:
     """The arguments as a conf gives them: keys in Volcano's spelling only (the aliases), never the
-    Python field names a model may also accept in code."""
-    return model.model_validate(arguments, by_alias=True, by_name=False)
+    Python field names a model may also accept in code. The keys the model declares obsolete (its
+    ``obsolete_keys``, ``framework.obsolete``) are left out, or read under their new name; the conf
+    loader reports them (``split_plugin_arguments``)."""
+    kept, _ = obsolete.split(model, arguments)
+    return model.model_validate(kept, by_alias=True, by_name=False)
 
 
 class Registry:
@@ -288,6 +294,26 @@ class Registry:
         except RegistryError as exc:
             return [Problem((*where, "name"), str(exc))]
         return []
+
+    def split_plugin_arguments(
+        self, conf_name: str, arguments: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, ObsoleteKey]]:
+        """A conf entry's arguments as the plugin reads them, and the obsolete keys left out (with
+        what became of them); unchanged when the plugin cannot be loaded (``plugin_problems`` says
+        why)."""
+        try:
+            return obsolete.split(arguments_model(self.plugin_builder(conf_name)), arguments)
+        except RegistryError:
+            return dict(arguments), {}
+
+    def split_action_arguments(
+        self, name: str, arguments: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, ObsoleteKey]]:
+        """An action's configuration arguments as it reads them, and the obsolete keys left out."""
+        try:
+            return obsolete.split(arguments_model(self.action_factory(name)), arguments)
+        except RegistryError:
+            return dict(arguments), {}
 
     def action_problems(self, name: str, arguments: dict[str, Any], where: Loc) -> list[Problem]:
         """Why an action's configuration is wrong (empty when it is fine)."""

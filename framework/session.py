@@ -158,7 +158,7 @@ class Session(ExtensionPointSpecs):
         update_all_jobs(self)
         record_allocated_hyper_nodes(self)
         record_nominations(self, self.opened_nominations)
-        close_log(self.decisions, self.jobs)
+        close_log(self)
         if self.hooks is not None:
             self.hooks.fumarole_session_closed(session=self)
         logger.debug("closed {}", self.uid)
@@ -187,6 +187,8 @@ class Session(ExtensionPointSpecs):
         for job in self.jobs.values():
             result = self.job_valid(job)
             if result is not None and not result.passed:
+                why = f"{result.reason}: {result.message}" if result.reason else result.message
+                self.decisions.refusals.job(job.uid, f"PodGroup {job.uid} is not valid: {why}")
                 continue
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 if not task.sch_gated:

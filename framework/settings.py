@@ -15,6 +15,11 @@ FUMAROLE_PERCENTAGE_OF_     Volcano's --percentage-nodes-to-find (<= 0:         
 NODES_TO_FIND               adaptive, 50 - nodes/125)
 FUMAROLE_OBSERVERS          load the observers installed in the                 true
                             ``fumarole.observers`` entry-point group
+FUMAROLE_SKIP_UNSUPPORTED   leave out, with a warning, the conf's Volcano       false
+                            plugins and actions fumarole does not implement
+                            (``--skip-unsupported``)
+FUMAROLE_STRICT             any warning about the input is an error (as         false
+                            ``--strict`` of ``schedule`` and ``simulate``)
 ==========================  =================================================  ===========
 
 Pods whose ``spec.schedulerName`` is empty, ``volcano`` or one of the names are scheduled; other
@@ -49,6 +54,8 @@ class Settings(BaseSettings):
     min_percentage_of_nodes_to_find: int = Field(5, ge=0, le=100)
     percentage_of_nodes_to_find: int = Field(0, le=100)
     observers: bool = True
+    skip_unsupported: bool = False
+    strict: bool = False
 
     def num_feasible_nodes_to_find(self, num_all_nodes: int) -> int:
         """How many feasible nodes a predicate pass looks for (``CalculateNumOfFeasibleNodesToFind``)."""

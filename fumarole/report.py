@@ -1,15 +1,35 @@
-"""Readable tables of what each cycle decided (``fumarole schedule --format table``)."""
+"""Readable tables of what each cycle decided (``fumarole schedule --format table``), and the console
+every command prints its tables on (``stdout_console``).
+
+Per cycle: the binds (with the action that bound them), evictions, pipelined tasks, PodGroups (phase
+and the conditions the cycle wrote), the pending pods and why, the hypernodes tried for pending jobs
+with a hard network topology; then the warnings about the input (code and text), if any.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
 from fumarole.framework.api.hypernode_info import CLUSTER_TOP_HYPERNODE
-from fumarole.framework.cache import ClusterCache
-from fumarole.framework.decisions import CycleDecisions
+from fumarole.framework.decisions import CycleDecisions, PodGroupPhase
+from fumarole.framework.diagnostics import Diagnostic
+
+
+class _StdoutConsole(Console):
+    """rich's console, except that a closed pipe raises ``BrokenPipeError`` for the command line to exit
+    with its status for it (rich would exit with 1, the status of ``conf validate``'s problems)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def stdout_console() -> Console:
+    """A rich console on standard output (see ``fumarole.cli`` for a closed pipe)."""
+    return _StdoutConsole()
 
 
 def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) -> Table:
@@ -28,10 +48,24 @@ def _where(hyper_node: str) -> str:
     return "cluster" if hyper_node == CLUSTER_TOP_HYPERNODE else hyper_node
 
 
+def _conditions(phase: PodGroupPhase, session_uid: str) -> str:
+    return "\n".join(
+        f"{c.type} ({c.reason}): {c.message}" if c.message else f"{c.type} ({c.reason})"
+        for c in phase.written_in(session_uid)
+    )
+
+
+def _pending_row(reason: str, explained: bool) -> str:
+    """A multi-line reason (the hypernodes tried) is in the topology table: its first line here."""
+    if explained and "\n" in reason:
+        return reason.split("\n", 1)[0] + " (see below)"
+    return reason
+
+
 def print_cycles(
-    results: Sequence[CycleDecisions], cache: ClusterCache, console: Console | None = None
+    results: Sequence[CycleDecisions], warnings: Iterable[Diagnostic] = (), console: Console | None = None
 ) -> None:
-    console = console or Console()
+    console = console or stdout_console()
     for decisions in results:
         console.rule(f"cycle {decisions.cycle}")
         console.print(
@@ -83,16 +117,15 @@ def print_cycles(
                     [(p.pod, p.node) for p in decisions.pipelined],
                 )
             )
-        console.print(
-            _table("PodGroups", ("podgroup", "phase"), [(p.podgroup, p.phase) for p in decisions.podgroups])
-        )
+        rows = [(p.podgroup, p.phase, _conditions(p, decisions.session_uid)) for p in decisions.podgroups]
+        if any(condition for _, _, condition in rows):
+            console.print(_table("PodGroups", ("podgroup", "phase", "condition"), rows))
+        else:
+            console.print(_table("PodGroups", ("podgroup", "phase"), [row[:2] for row in rows]))
         if decisions.pending:
             explained = {row.podgroup for row in decisions.topology}
-            rows = [
-                (p.pod, p.reason.split("\n", 1)[0] + " (see below)" if p.job in explained else p.reason)
-                for p in decisions.pending
-            ]
-            console.print(_table("Pending, and why", ("pod", "reason"), rows))
+            pending = [(p.pod, _pending_row(p.reason, p.job in explained)) for p in decisions.pending]
+            console.print(_table("Pending, and why", ("pod", "reason"), pending))
         if decisions.topology:
             console.print(
                 _table(
@@ -101,10 +134,7 @@ def print_cycles(
                     [(t.podgroup, t.tier, t.hyper_node, t.why) for t in decisions.topology],
                 )
             )
-    if cache.warnings:
-        console.print("[yellow]warnings:[/yellow]")
-        for warning in cache.warnings:
-            console.print(f"  {warning}")
-    if cache.ignored:
-        ignored = ", ".join(f"{count} {kind}" for kind, count in sorted(cache.ignored.items()))
-        console.print(f"ignored objects of other kinds: {ignored}")
+    listed = [(str(w.code), w.text) for w in warnings]
+    if listed:
+        console.rule("warnings")
+        console.print(_table(f"Warnings about the input ({len(listed)})", ("code", "warning"), listed))

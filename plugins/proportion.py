@@ -59,6 +59,7 @@ from fumarole.plugins.util import (
     format_resource_names,
     job_usage,
     record_unschedulable,
+    refusals,
     resource_max,
 )
 from loguru import logger
@@ -266,8 +267,8 @@ class ProportionPlugin:
     def _register(self, ssn: Session) -> None:
         ssn.queue_order.register(self._queue_order)
         ssn.reclaimable.register(lambda reclaimer, reclaimees: self._reclaimable(ssn, reclaimees))
-        ssn.overused.register(self._overused)
-        ssn.allocatable.register(lambda queue, candidate: self.queue_allocatable(queue, [candidate]))
+        ssn.overused.register(partial(self._overused, ssn))
+        ssn.allocatable.register(partial(self._allocatable, ssn))
         ssn.simulate_allocatable.register(self._simulate_allocatable)
         ssn.preemptive.register(self.queue_allocatable)
         ssn.pre_predicate.register(lambda task: self._pre_predicate(ssn, task))
@@ -320,35 +321,50 @@ class ProportionPlugin:
                 victims.append(reclaimee)
         return victims, PERMIT
 
-    def _overused(self, queue: QueueInfo) -> bool:
+    def _overused(self, ssn: Session, queue: QueueInfo) -> bool:
         attr = self.queue_opts.get(queue.uid)
         if attr is None:
             return False
         overused = attr.deserved.less_equal(attr.allocated, ZERO)
         if overused:
             logger.debug("proportion: queue {} is overused: {}", queue.name, attr)
+            why = refusals.overused(queue.name, attr.allocated, attr.deserved)
+            ssn.decisions.refusals.queue(queue.uid, why)
         return overused
+
+    def _allocatable(self, ssn: Session, queue: QueueInfo, candidate: TaskInfo) -> bool:
+        why = self.queue_refusal(queue, [candidate])
+        if why:
+            ssn.decisions.refusals.task(candidate.uid, why)
+        return not why
 
     def queue_allocatable(self, queue: QueueInfo, candidates: Iterable[TaskInfo | None]) -> bool:
         """Queue Open and allocated + candidates' request <= deserved on the requested dimensions."""
+        return not self.queue_refusal(queue, candidates)
+
+    def queue_refusal(self, queue: QueueInfo, candidates: Iterable[TaskInfo | None]) -> str:
+        """Why the queue cannot take the candidates (``queue_allocatable`` is False), or ""."""
         if not queue.is_open():
             logger.debug("proportion: queue {} is {}, cannot allocate", queue.name, queue.state)
-            return False
+            return refusals.closed(queue.name, queue.state, "pods")
         attr = self.queue_opts.get(queue.uid)
         if attr is None:
-            return False
+            return f"queue {queue.name} has no job known to proportion"
         total = _total_request(candidates)
         future_used = attr.allocated.clone().add(total)
-        allocatable, _ = future_used.less_equal_with_dimension_and_resources_name(attr.deserved, total)
-        if not allocatable:
-            logger.debug(
-                "proportion: queue {}: deserved <{}>, allocated <{}>, request <{}>",
-                queue.name,
-                attr.deserved,
-                attr.allocated,
-                total,
-            )
-        return allocatable
+        allocatable, names = future_used.less_equal_with_dimension_and_resources_name(attr.deserved, total)
+        if allocatable:
+            return ""
+        logger.debug(
+            "proportion: queue {}: deserved <{}>, allocated <{}>, request <{}>",
+            queue.name,
+            attr.deserved,
+            attr.allocated,
+            total,
+        )
+        return refusals.over_limit(
+            queue.name, "is at its deserved share", "deserved", attr.allocated, total, attr.deserved, names
+        )
 
     def _simulate_allocatable(self, state: dict[str, Any], queue: QueueInfo, candidate: TaskInfo) -> bool:
         found = state.get(STATE_KEY)
@@ -373,6 +389,8 @@ class ProportionPlugin:
         queue = ssn.queues.get(job.queue)
         if queue is None or not queue.is_open():
             logger.debug("proportion: queue {} is not open, reject job {}", job.queue, job.uid)
+            state = queue.state if queue is not None else "missing"
+            ssn.decisions.refusals.job(job.uid, refusals.closed(job.queue, state, "PodGroups"))
             return REJECT
         attr = self.queue_opts.get(job.queue)
         if attr is None:

@@ -299,6 +299,34 @@ class SimCluster:
         self.version += 1
         return record
 
+    def register_pod(self, pod: Pod, *, owner: str, owner_kind: str, rank: int, now: float) -> PodRecord:
+        """A record for a pod that is already in the cache (made by the controllers of a manifest)."""
+        request = pod.request()
+        groups = self.workload.cluster.node_groups
+        npu_resources = {group.npu.resource for group in groups if group.npu}
+        gpu_resources = {group.gpu_resource for group in groups} | {"nvidia.com/gpu"}
+        npus = int(sum(request.get(name) for name in npu_resources) // 1000)
+        gpus_milli = sum(request.get(name) for name in gpu_resources)
+        gpu_milli = int(gpus_milli) + int(request.get(GPU_MILLI) // 1000)
+        images = pod.images()
+        previous = self.history.get((owner, rank), "")
+        record = PodRecord(
+            key=pod.key,
+            uid=pod.metadata.uid,
+            owner=owner,
+            owner_kind=owner_kind,
+            rank=rank,
+            image=images[0] if images else "",
+            npus=npus,
+            gpu_milli=gpu_milli,
+            created=now,
+            recreated=bool(previous),
+            previous_node=previous,
+        )
+        self.records[pod.metadata.uid] = record
+        self.version += 1
+        return record
+
     def requests_of(self, shape: PodShape) -> dict[str, Any]:
         requests: dict[str, Any] = {"cpu": shape.cpu, "memory": shape.memory, **shape.extra_resources}
         if shape.npus_per_pod:

@@ -28,14 +28,18 @@ from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.settings import Settings
 
 from .cluster import PodRecord, SimCluster
-from .controllers import BatchPod, Controller, InferenceService, TrainingJob
+from .controllers import BatchPod, Controller, InferenceService, Manifests, TrainingJob
 from .faults import run_fault
 from .kubelet import Kubelet
 from .metrics import Metrics
-from .workload import Workload
+from .workload import Workload, manifest_objects
 
 
-def load_scheduler_conf(workload: Workload, registry: Registry, override: str | None = None) -> SchedulerConf:
+def load_scheduler_conf(
+    workload: Workload, registry: Registry, override: str | None = None, *, skip_unsupported: bool = False
+) -> SchedulerConf:
+    """The conf of a run: ``override`` (``--conf``), else the workload's (a file or inline), else
+    Volcano's default; ``skip_unsupported`` as for ``load_conf``."""
     source = override if override is not None else workload.conf
     if source is None:
         from fumarole.framework.conf import DEFAULT_CONF_TEXT
@@ -44,8 +48,14 @@ def load_scheduler_conf(workload: Workload, registry: Registry, override: str | 
     if isinstance(source, dict):
         import yaml
 
-        return parse_conf(yaml.safe_dump(source), f"{workload.source} (conf)", registry, line_numbers=False)
-    return load_conf(source, registry)
+        return parse_conf(
+            yaml.safe_dump(source),
+            f"{workload.source} (conf)",
+            registry,
+            line_numbers=False,
+            skip_unsupported=skip_unsupported,
+        )
+    return load_conf(source, registry, skip_unsupported=skip_unsupported)
 
 
 class Simulation:
@@ -81,6 +91,29 @@ class Simulation:
         for batch_spec in workload.batch:
             pod = BatchPod(batch_spec, f"batch-{batch_spec.name}")
             self.controllers[pod.owner_uid] = pod
+        if workload.manifests:
+            loaded = [manifest_objects(workload, index) for index in range(len(workload.manifests))]
+            self._check_manifests(loaded)
+            manifests = Manifests(list(zip(workload.manifests, loaded, strict=True)))
+            self.controllers[manifests.owner_uid] = manifests
+
+    def _check_manifests(self, loaded: list[Any]) -> None:
+        """Apply every manifest to a scratch copy of the cluster first, so that one the API server or a
+        controller would refuse (a missing PriorityClass, an invalid Volcano Job) stops the run before it
+        starts, naming the manifest."""
+        from fumarole.framework.cache import ClusterCache, SnapshotError
+        from fumarole.framework.diagnostics import Diagnostics
+
+        scratch = ClusterCache(self.settings)
+        scratch.diagnostics = Diagnostics(log=False)
+        scratch.apply_objects(self.cluster.cache.objects(), source=self.workload.source)
+        for index, objects in enumerate(loaded):
+            try:
+                scratch.apply_files([objects])
+            except SnapshotError as exc:
+                if self.workload.manifests[index].file is None:
+                    raise  # inline objects: their source already names the workload and the manifest
+                raise SnapshotError(f"{self.workload.source}: manifests[{index}]: {exc}") from None
 
     # ------------------------------------------------------------------ running
     def run(self) -> dict[str, Any]:
@@ -218,6 +251,26 @@ class Simulation:
     def finish_pod(self, uid: str, reason: str) -> None:
         """A pod's work is over (it succeeded): it leaves at once."""
         self._remove(uid, reason)
+
+    def complete_pod(self, uid: str) -> None:
+        """A pod's work is over and it stays, Succeeded (a Job's pod as Kubernetes keeps it): its node's
+        resources and its image are free, its controller is told."""
+        live = self._live(uid)
+        if live is None:
+            return
+        record, pod = live
+        node = pod.spec.node_name
+        was_running = record.running is not None
+        self.cluster.set_phase(record.key, "Succeeded", self.env.now)
+        record.ended = self.env.now
+        record.end_reason = "succeeded"
+        if was_running and node:
+            self.kubelets[node].stopped(record.image)
+        self.metrics.log(self.env.now, "gone", record.key, node, "succeeded")
+        self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
+        controller = self.controllers.get(record.owner)
+        if controller is not None:
+            controller.pod_gone(self, record, "succeeded")
 
     def fail_pod(self, uid: str, reason: str) -> None:
         record = self.cluster.records.get(uid)

@@ -3,7 +3,9 @@
 ``summary.json`` holds only what the simulation computed from simulated time, keys in a fixed
 order, so the same workload and seed give a byte-identical file. Wall-clock figures (run time,
 scheduling cycle time) go to ``timing.json``, and into ``summary.json``'s ``wall_seconds`` only when
-asked for (``--wall-clock``).
+asked for (``--wall-clock``). Its last key, ``warnings``, lists the warnings about the input
+(``framework.diagnostics``: the conf's, the workload's, then the simulated cluster's, in the order
+seen, each ``{code, subject, text}``); the terminal table counts them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fumarole.framework.diagnostics import Diagnostics
 from rich.console import Console
 from rich.table import Table
 
@@ -21,8 +24,23 @@ from .engine import Simulation
 from .metrics import percentiles
 
 
+def simulation_warnings(sim: Simulation) -> Diagnostics:
+    """The warnings about a simulation's input: the conf's, the workload's, the cluster's."""
+    warnings = Diagnostics(getattr(sim.scheduler.conf, "diagnostics", ()))
+    warnings.extend(getattr(sim.workload, "diagnostics", ()))
+    warnings.extend(sim.cluster.cache.diagnostics)
+    return warnings
+
+
+def with_warnings(sim: Simulation, summary: dict[str, Any]) -> dict[str, Any]:
+    """The summary with its last key, ``warnings``."""
+    return {**summary, "warnings": simulation_warnings(sim).to_json()}
+
+
 def write_outputs(sim: Simulation, summary: dict[str, Any], out: Path, *, wall_clock: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    if "warnings" not in summary:
+        summary = with_warnings(sim, summary)
     if wall_clock:
         summary = {**summary, "wall_seconds": round(sim.wall_seconds, 3)}
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -115,6 +133,7 @@ ROWS: list[tuple[str, Any]] = [
     ("training goodput", lambda s: _pct(s["training_goodput"])),
     ("training jobs completed", lambda s: s["training_jobs_completed"]),
     ("scheduling cycles", lambda s: s["scheduling_cycles"]),
+    ("warnings about the input", lambda s: len(s.get("warnings", ()))),
 ]
 
 

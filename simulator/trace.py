@@ -17,12 +17,21 @@ Mapping:
 * a ``gpu_spec`` naming exactly one model becomes a node selector on the card-model label (lists of
   several models are not expressed: fumarole's workload pods take one selector);
 * one queue ``default``; pods use one zero-size image, so no image is ever pulled.
+
+A row that cannot be used (a number that does not parse, a negative or out-of-range amount) is a
+``WorkloadError`` naming the file, the line and the row's name; so is a file that is not UTF-8 text.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
+from typing import Any
+
+from fumarole.framework.conf import format_validation_error
+from fumarole.framework.util.input_text import InputTextError, decode
+from pydantic import ValidationError
 
 from .workload import BatchPodSpec, ClusterSpec, ImageSpec, NodeGroup, QueueSpec, Workload, WorkloadError
 
@@ -33,14 +42,31 @@ TRACE_IMAGE = "trace"
 
 def _read(path: Path, required: list[str]) -> list[dict[str, str]]:
     try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            missing = [column for column in required if column not in (reader.fieldnames or [])]
-            if missing:
-                raise WorkloadError(f"{path}: missing columns {missing}")
-            return list(reader)
+        text = decode(path.read_bytes(), str(path))
     except OSError as exc:
         raise WorkloadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except InputTextError as exc:
+        raise WorkloadError(str(exc)) from None
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
+        missing = [column for column in required if column not in (reader.fieldnames or [])]
+        if missing:
+            raise WorkloadError(f"{path}: missing columns {missing}")
+        return list(reader)
+    except csv.Error as exc:
+        raise WorkloadError(f"{path}: line {reader.line_num}: not CSV: {exc}") from None
+
+
+def _row(path: Path, line: int, row: dict[str, str], build: Any, **fields: Any) -> Any:
+    """``build(**fields)``, a ``ValidationError`` said as a ``WorkloadError`` naming the row."""
+    try:
+        return build(**fields)
+    except ValidationError as exc:
+        raise WorkloadError(
+            format_validation_error(
+                f"{path}: line {line} ({row.get('name') or row.get('sn')})", exc, single_line=True
+            )
+        ) from None
 
 
 def load_openb(
@@ -60,14 +86,22 @@ def load_openb(
         key = (row["cpu_milli"], row["memory_mib"], row["gpu"], row.get("model", ""))
         groups.setdefault(key, []).append(row["sn"])
     node_groups = []
+    nodes_path = Path(nodes_csv)
+    lines = {row["sn"]: line for line, row in enumerate(node_rows, start=2)}
     for index, ((cpu, memory, gpus, model), names) in enumerate(groups.items()):
+        first = {"sn": names[0]}
         resources: dict[str, str | int | float] = {"cpu": f"{cpu}m", "memory": f"{memory}Mi", "pods": "110"}
         labels = {}
-        if int(gpus):
-            resources[GPU_MILLI] = str(int(gpus) * 1000)
+        try:
+            gpu_count = int(gpus or 0)
+        except ValueError as exc:
+            raise WorkloadError(f"{nodes_path}: line {lines[names[0]]} ({names[0]}): {exc}") from None
+        if gpu_count:
+            resources[GPU_MILLI] = str(gpu_count * 1000)
             labels[CARD_MODEL] = model
+        group = {"name": f"group{index}", "count": len(names), "names": names}
         node_groups.append(
-            NodeGroup(name=f"group{index}", count=len(names), names=names, resources=resources, labels=labels)
+            _row(nodes_path, lines[names[0]], first, NodeGroup, **group, resources=resources, labels=labels)
         )
     batch = []
     end = 0.0
@@ -85,7 +119,11 @@ def load_openb(
         selector = {CARD_MODEL: spec[0]} if len(spec) == 1 and spec[0] else {}
         duration = max(deleted - start, 1.0)
         batch.append(
-            BatchPodSpec(
+            _row(
+                pods_path,
+                line,
+                row,
+                BatchPodSpec,
                 name=row["name"],
                 arrival=created,
                 duration=duration,
@@ -98,12 +136,16 @@ def load_openb(
             )
         )
         end = max(end, deleted)
-    return Workload(
-        seed=seed,
-        horizon=horizon if horizon is not None else end + schedule_period,
-        schedule_period=schedule_period,
-        conf=conf,
-        cluster=ClusterSpec(node_groups=node_groups, queues=[QueueSpec(name="default")]),
-        images=[ImageSpec(name=TRACE_IMAGE, size_gb=0)],
-        batch=batch,
-    )
+    try:
+        return Workload(
+            seed=seed,
+            horizon=horizon if horizon is not None else end + schedule_period,
+            schedule_period=schedule_period,
+            conf=conf,
+            cluster=ClusterSpec(node_groups=node_groups, queues=[QueueSpec(name="default")]),
+            images=[ImageSpec(name=TRACE_IMAGE, size_gb=0)],
+            batch=batch,
+        )
+    except ValidationError as exc:
+        message = format_validation_error(str(pods_path), exc, single_line=True)
+        raise WorkloadError(message.replace(f"{pods_path}: <root>: ", f"{pods_path}: ")) from None

@@ -30,6 +30,10 @@ bandwidths in Gbit/s. Unknown keys are errors, reported with the file and the ke
       queue: inference
       priority_class: inference-high
       traffic: {points: [[0, 2], [28800, 12], [64800, 2]]}   # (time, replicas), step function
+    manifests:                     # Kubernetes / Volcano objects, expanded as `fumarole schedule` does
+    - {file: tf-job.yaml, arrival: 600, duration: 3600}       # a Volcano Job: its pods succeed after 1 h
+    - arrival: 1200                                           # inline objects; no duration: they run on
+      objects: [{apiVersion: apps/v1, kind: Deployment, metadata: {name: web}, spec: {...}}]
     faults:
     - {node: npu-03, at: 40000, kind: hard, duration: 1800}
 """
@@ -38,12 +42,18 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
-from fumarole.framework.conf import format_validation_error
+from fumarole.framework.api import quantity
+from fumarole.framework.cache.codec import LoadedFile
+from fumarole.framework.cache.objects import resource_list
+from fumarole.framework.conf import MAX_PROBLEMS_ON_ONE_LINE, Loc, problems_of
+from fumarole.framework.util.input_text import SAFE_LOADER, InputTextError, decode, one_line, yaml_problem
 from pydantic import (
+    AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     PrivateAttr,
@@ -54,16 +64,38 @@ from pydantic import (
 
 
 class WorkloadError(ValueError):
-    """A workload that cannot be simulated; the message names the file and the key."""
+    """A workload that cannot be simulated; the message, one line, names the file, the item and the key."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
+
+
+ResourceMap = Annotated[dict[str, str | int | float], BeforeValidator(resource_list)]
+"""Resources of nodes, queues or pods: each quantity acceptable as in a snapshot (not negative, not out
+of range: ``fumarole.framework.api.quantity.check_resource``)."""
+
+
+def _amount_of(name: str) -> AfterValidator:
+    def check(raw: str | int | float) -> str | int | float:
+        quantity.check_resource(name, raw)
+        return raw
+
+    return AfterValidator(check)
+
+
+MAX_DEVICES = 10**15
+"""The most NPUs or GPUs a node or a pod may have (``quantity.MAX_AMOUNT`` in thousandths)."""
+MAX_COUNT = 1_000_000
+"""The most nodes in a node group, replicas of a job or a service."""
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 class NpuSpec(_Model):
     resource: str = "huawei.com/Ascend910"
-    chips: int = Field(8, ge=1)
+    chips: int = Field(8, ge=1, le=MAX_DEVICES)
     accelerator: str = "huawei-Ascend910"
     accelerator_type: str = "module-910b-8"
     chip_prefix: str = "Ascend910-"
@@ -71,11 +103,11 @@ class NpuSpec(_Model):
 
 class NodeGroup(_Model):
     name: str
-    count: int = Field(ge=1)
+    count: int = Field(ge=1, le=MAX_COUNT)
     names: list[str] | None = None
-    resources: dict[str, str | int | float]
+    resources: ResourceMap
     labels: dict[str, str] = Field(default_factory=dict)
-    gpus: int = Field(0, ge=0)
+    gpus: int = Field(0, ge=0, le=MAX_DEVICES)
     gpu_resource: str = "nvidia.com/gpu"
     npu: NpuSpec | None = None
     image_cache_gb: float = Field(200.0, ge=0)
@@ -100,9 +132,9 @@ class NodeGroup(_Model):
 class QueueSpec(_Model):
     name: str
     weight: int = Field(1, ge=0)
-    capability: dict[str, str | int | float] | None = None
-    deserved: dict[str, str | int | float] | None = None
-    guarantee: dict[str, str | int | float] | None = None
+    capability: ResourceMap | None = None
+    deserved: ResourceMap | None = None
+    guarantee: ResourceMap | None = None
     reclaimable: bool | None = None
     priority: int = 0
 
@@ -154,11 +186,11 @@ class PodShape(_Model):
     queue: str = "default"
     priority_class: str = ""
     priority: int | None = None
-    cpu: str | int | float = "1"
-    memory: str | int | float = "1Gi"
-    npus_per_pod: int = Field(0, ge=0)
-    gpus_per_pod: int = Field(0, ge=0)
-    extra_resources: dict[str, str | int | float] = Field(default_factory=dict)
+    cpu: Annotated[str | int | float, _amount_of("cpu")] = "1"
+    memory: Annotated[str | int | float, _amount_of("memory")] = "1Gi"
+    npus_per_pod: int = Field(0, ge=0, le=MAX_DEVICES)
+    gpus_per_pod: int = Field(0, ge=0, le=MAX_DEVICES)
+    extra_resources: ResourceMap = Field(default_factory=dict)
     node_selector: dict[str, str] = Field(default_factory=dict)
     labels: dict[str, str] = Field(default_factory=dict)
     annotations: dict[str, str] = Field(default_factory=dict)
@@ -171,7 +203,7 @@ class TrainingJobSpec(PodShape):
     name: str
     arrival: float = Field(0.0, ge=0)
     duration: float = Field(gt=0)
-    replicas: int = Field(ge=1)
+    replicas: int = Field(ge=1, le=MAX_COUNT)
     min_available: int | None = Field(None, ge=1)
     checkpoint_interval: float = Field(0.0, ge=0)
     max_restarts: int = Field(1000, ge=0)
@@ -180,6 +212,18 @@ class TrainingJobSpec(PodShape):
     def _min(self) -> TrainingJobSpec:
         if self.min_available is not None and self.min_available > self.replicas:
             raise ValueError(f"min_available {self.min_available} exceeds replicas {self.replicas}")
+        # The gang's PodGroup asks for minResources = a pod's request x min_available (or replicas).
+        members = self.min_available or self.replicas
+        amounts = {"cpu": self.cpu, "memory": self.memory, **self.extra_resources}
+        amounts.update(npus_per_pod=self.npus_per_pod, gpus_per_pod=self.gpus_per_pod)
+        for name, raw in amounts.items():
+            try:
+                quantity.check_resource(name, quantity.parse_quantity(raw) * members)
+            except quantity.QuantityError:
+                limit = quantity.max_quantity(name)
+                raise ValueError(
+                    f"{name} x {members} pods is out of range for the gang's PodGroup (at most {limit})"
+                ) from None
         return self
 
 
@@ -228,6 +272,27 @@ class BatchPodSpec(PodShape):
     withdraw_at: float | None = None
 
 
+class ManifestSpec(_Model):
+    """Kubernetes or Volcano objects applied at ``arrival``, as ``kubectl apply`` would: a Volcano Job, a
+    Deployment, a StatefulSet, pods… expanded into PodGroups and pods by the controllers ``fumarole
+    schedule`` uses (``framework/cache/controllers``)."""
+
+    file: str | None = None
+    """A YAML file of objects (multi-document or ``kind: List``), relative to the workload file."""
+    objects: list[dict[str, Any]] | None = None
+    """The objects, inline."""
+    arrival: float = Field(0.0, ge=0)
+    duration: float | None = Field(None, gt=0)
+    """Each pod, once Running, succeeds after this many seconds (and stays, Succeeded); none: pods run
+    until the horizon."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ManifestSpec:
+        if (self.file is None) == (self.objects is None):
+            raise ValueError("give exactly one of file and objects")
+        return self
+
+
 class FaultSpec(_Model):
     node: str
     at: float = Field(ge=0)
@@ -249,6 +314,7 @@ class Workload(_Model):
     jobs: list[TrainingJobSpec] = Field(default_factory=list)
     inference: list[InferenceServiceSpec] = Field(default_factory=list)
     batch: list[BatchPodSpec] = Field(default_factory=list)
+    manifests: list[ManifestSpec] = Field(default_factory=list)
     faults: list[FaultSpec] = Field(default_factory=list)
     _source: str = PrivateAttr("<workload>")
 
@@ -302,24 +368,81 @@ class Workload(_Model):
         return self
 
 
+def _where(loc: Loc, document: Any) -> str:
+    """A key path as the file spells it, each list item followed by its name: ``jobs[0] (llm).cpu``."""
+    out = ""
+    node = document
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            node = node[part] if isinstance(node, list) and 0 <= part < len(node) else None
+            name = node.get("name") if isinstance(node, dict) else None
+            if isinstance(name, str) and name:
+                out += f" ({name})"
+        else:
+            out += f".{part}" if out else str(part)
+            node = node.get(part) if isinstance(node, dict) else None
+    return out
+
+
+def _validation_message(path: Path, error: ValidationError, document: Any) -> str:
+    """All problems on one line: ``<file>: <key>: <what>; <key>: <what>`` (at most three, then a count).
+    Cross-reference checks name their own item (``jobs[0] (llm): ...``): no key before them."""
+    parts = []
+    for problem in problems_of(error):
+        where = _where(problem.loc, document)
+        parts.append(f"{where}: {problem.message}" if where else problem.message)
+    shown = parts[:MAX_PROBLEMS_ON_ONE_LINE]
+    more = len(parts) - len(shown)
+    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    return f"{path}: {'; '.join(shown)}{tail}"
+
+
 def load_workload(path: str | Path) -> Workload:
-    """Read and validate a workload file; errors name the file and the key."""
+    """Read and validate a workload file; an error is one line naming the file, the item and the key."""
     path = Path(path)
     try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = decode(path.read_bytes(), str(path))
     except OSError as exc:
         raise WorkloadError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except InputTextError as exc:
+        raise WorkloadError(str(exc)) from None
+    try:
+        document = yaml.load(text, Loader=SAFE_LOADER)
     except yaml.YAMLError as exc:
-        raise WorkloadError(f"{path}: not valid YAML: {exc}") from exc
+        raise WorkloadError(yaml_problem(str(path), exc, text=text)) from None
     if not isinstance(document, dict):
         raise WorkloadError(f"{path}: a workload must be a mapping")
     try:
         workload = Workload.model_validate(document)
     except ValidationError as exc:
-        # Cross-reference checks name their own key path (``jobs[0] (llm): ...``): no ``<root>`` for them.
-        message = format_validation_error(str(path), exc).replace(f"{path}: <root>: ", f"{path}: ")
-        raise WorkloadError(message) from None
+        raise WorkloadError(_validation_message(path, exc, document)) from None
     if isinstance(workload.conf, str) and not Path(workload.conf).is_absolute():
         workload = workload.model_copy(update={"conf": str((path.parent / workload.conf).resolve())})
+    manifests = [
+        manifest.model_copy(update={"file": str(path.parent / manifest.file)})
+        if manifest.file is not None and not Path(manifest.file).is_absolute()
+        else manifest
+        for manifest in workload.manifests
+    ]
+    workload = workload.model_copy(update={"manifests": manifests})
     workload._source = str(path)
+    for index in range(len(manifests)):
+        manifest_objects(workload, index)
     return workload
+
+
+def manifest_objects(workload: Workload, index: int) -> LoadedFile:
+    """The objects of ``workload.manifests[index]``, read and validated as a snapshot file is; a bad
+    object is a ``WorkloadError`` naming the workload, the manifest and the object."""
+    from fumarole.framework.cache.codec import SnapshotError, parse_text, read_file
+
+    manifest = workload.manifests[index]
+    where = f"{workload.source}: manifests[{index}]"
+    try:
+        if manifest.file is not None:
+            return read_file(manifest.file)
+        return parse_text(yaml.safe_dump_all(manifest.objects or []), where)
+    except SnapshotError as exc:
+        prefix = "" if manifest.file is None else f"{where}: "
+        raise WorkloadError(f"{prefix}{exc}") from None

@@ -9,7 +9,8 @@ A scenario file (``*.yaml``) holds one or more YAML documents, each a scenario::
     conf_file: ../../conf/default.yaml   # a conf file, relative to the scenario file
     defaulting: false        # Volcano's flag defaulting of the conf (default: true, as for a file)
     seed: 0                  # FUMAROLE_SEED for the run (default 0)
-    objects: [...]           # Kubernetes objects, exactly as in a snapshot file
+    snapshots: [a.yaml]      # snapshot files (relative to the scenario file), read as --snapshot reads them
+    objects: [...]           # Kubernetes objects, exactly as in a snapshot file (with snapshots: added)
     changes:                 # objects applied after cycle 1, after cycle 2 … (fumarole schedule --then);
     - [...]                  # an object annotated fumarole.io/delete: "true" is deleted
     cycles: 2                # cycles to run (default: one more than there are changes)
@@ -21,6 +22,7 @@ A scenario file (``*.yaml``) holds one or more YAML documents, each a scenario::
       pipelined: {ns/pod: node}
       nominations: {ns/pod: node}   # pipelined pods for which victims were evicted
       podgroups: {ns/pg: Running}   # PodGroup phases after the job updater (only those listed)
+      pending: [ns/pod]        # the exact pods left pending (their reasons are not compared)
 
 Between two cycles the decisions are applied as ``fumarole schedule`` applies them (binds become
 Running pods, evicted pods are deleted), then the next ``changes`` entry. The conf is parsed exactly
@@ -52,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from fumarole.framework.cache.codec import LoadedFile, parse_text
+from fumarole.framework.cache.codec import LoadedFile, check_duplicates, parse_text, read_file
 from fumarole.framework.conf import SchedulerConf, load_conf, parse_conf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.registry import Registry
@@ -71,6 +73,7 @@ KNOWN_KEYS = frozenset(
         "seed",
         "cycles",
         "objects",
+        "snapshots",
         "changes",
         "expect",
         "expect_cycles",
@@ -79,7 +82,7 @@ KNOWN_KEYS = frozenset(
 """The keys a scenario may have."""
 
 EXPECT_KEYS = frozenset(
-    {"binds", "bind_count", "evictions", "evict_count", "pipelined", "nominations", "podgroups"}
+    {"binds", "bind_count", "evictions", "evict_count", "pipelined", "nominations", "podgroups", "pending"}
 )
 """The keys an expectation may have."""
 
@@ -110,8 +113,11 @@ def validate(document: Any, where: str) -> dict[str, Any]:
         raise ScenarioError(f"{where}: unknown keys {sorted(unknown)} (known: {known})")
     if ("conf" in document) == ("conf_file" in document):
         raise ScenarioError(f"{where}: give exactly one of conf and conf_file")
-    if "objects" not in document:
-        raise ScenarioError(f"{where}: objects: required key is missing")
+    if "objects" not in document and "snapshots" not in document:
+        raise ScenarioError(f"{where}: objects: required key is missing (or give snapshots)")
+    snapshots = document.get("snapshots", [])
+    if not isinstance(snapshots, list) or not all(isinstance(name, str) for name in snapshots):
+        raise ScenarioError(f"{where}: snapshots must be a list of file names")
     changes = document.get("changes") or []
     if not isinstance(changes, list) or not all(isinstance(change, list) for change in changes):
         raise ScenarioError(f"{where}: changes must be a list of lists of objects")
@@ -190,8 +196,15 @@ def run_scenario(document: dict[str, Any], path: str | Path) -> list[CycleDecisi
     if "expect_cycles" in document and len(document["expect_cycles"]) != cycles:
         given = len(document["expect_cycles"])
         raise ScenarioError(f"{where}: expect_cycles has {given} entries for {cycles} cycles")
+    files = [read_file(path.parent / name) for name in document.get("snapshots", [])]
+    if "objects" in document:
+        files.append(_objects(document["objects"], where, allow_delete=False))
+    check_duplicates(files)
+    initial = LoadedFile(where, [doc for loaded in files for doc in loaded.documents])
+    for loaded in files:
+        initial.ignored.update(loaded.ignored)
     harness = Harness(
-        _objects(document["objects"], where, allow_delete=False),
+        initial,
         scenario_conf(document, path),
         settings=Settings(seed=document.get("seed", 0)),
     )
@@ -230,6 +243,10 @@ def check(expect: dict[str, Any], decisions: CycleDecisions) -> None:
             got = {p.pod: p.node for p in placements}
             if got != (expect[key] or {}):
                 raise _differs(key, got, expect[key] or {})
+    if "pending" in expect:
+        got_pending = sorted(task.pod for task in decisions.pending)
+        if got_pending != sorted(expect["pending"] or []):
+            raise _differs("pending", got_pending, sorted(expect["pending"] or []))
     if "podgroups" in expect:
         phases = {pg.podgroup: pg.phase for pg in decisions.podgroups}
         listed = {name: phases.get(name) for name in expect["podgroups"]}

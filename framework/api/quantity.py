@@ -1,9 +1,24 @@
-"""Kubernetes resource quantities ("500m", "1Gi", "1G", "10", "1e3").
+"""Kubernetes resource quantities ("500m", "1Gi", "1G", "10", "1e3"), and which are acceptable input.
 
 Mirrors ``k8s.io/apimachinery/pkg/api/resource.ParseQuantity`` for the forms a scheduler reads:
 an optional sign, a decimal number, then one suffix, either binary (Ki Mi Gi Ti Pi Ei), decimal
 (n u m "" k M G T P E) or a decimal exponent (e3, E-2). ``value`` and ``milli_value`` round up to
-the next integer as ``Quantity.Value()`` and ``Quantity.MilliValue()`` do.
+the next integer as ``Quantity.Value()`` and ``Quantity.MilliValue()`` do (so ``0.0001`` cpu is
+``1m``, as the API server's ``SetDefaults_ResourceList`` rounds it: more precision is no error).
+
+``check_resource(name, raw)`` decides whether a quantity of a resource list is acceptable input:
+
+* negative is an error, ``must be greater than or equal to 0``: the API server rejects negative
+  requests, limits, overhead, allocatable and capacity (``ValidateResourceQuantityValue`` in
+  k8s ``pkg/apis/core/validation/validation.go``) and Volcano's queue webhook negative capability,
+  deserved and guarantee (``validateResourceQuantityOfQueue``, pkg/webhooks/admission/queues/validate/
+  validate_queue.go); fumarole rejects them in every resource list, PodGroup ``minResources`` too;
+* more than ``MAX_AMOUNT`` (10^18) in the unit Volcano reads it (``NewResource``: whole bytes for
+  memory, whole pods, thousandths for cpu and everything else) is an error, ``out of range (at most
+  1P)``: Kubernetes caps binary quantities at 2^63-1 and keeps larger decimal ones, and Volcano's
+  ``MilliValue()`` then silently wraps around int64; 10^18 keeps a factor 9 under int64 so that the
+  columns fumarole keeps (float64 and int64) never overflow. Limits: cpu 1P cores, memory 1E bytes,
+  pods 1E, an extended resource 1P (docs/differences.md).
 """
 
 from __future__ import annotations
@@ -11,6 +26,8 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+
+from ..util.input_text import short_repr
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL = {
@@ -31,26 +48,36 @@ _PATTERN = re.compile(
 )
 
 
+MAX_AMOUNT = 10**18
+"""The largest amount of a resource, in the unit Volcano reads it (see the module docstring)."""
+MAX_EXPONENT = 1000
+"""A decimal exponent beyond this (``1e99999``) is out of range before it is computed."""
+WHOLE_UNITS = frozenset({"memory", "pods"})
+"""Resources Volcano reads with ``Value()``; the others with ``MilliValue()`` (``NewResource``)."""
+
+
 class QuantityError(ValueError):
-    """A string that is not a Kubernetes quantity."""
+    """A string that is not a Kubernetes quantity, or a quantity that is not acceptable input."""
 
 
 def parse_quantity(raw: object) -> Fraction:
     """Return the exact value of a quantity given as a string or a YAML number."""
+    if isinstance(raw, Fraction):
+        return raw
     if isinstance(raw, bool) or raw is None:
-        raise QuantityError(f"invalid quantity {raw!r}")
+        raise QuantityError(f"invalid quantity {short_repr(raw)}")
     if isinstance(raw, int):
         return Fraction(raw)
     if isinstance(raw, float):
         if not math.isfinite(raw):
-            raise QuantityError(f"invalid quantity {raw!r}")
+            raise QuantityError(f"invalid quantity {short_repr(raw)}")
         return Fraction(str(raw))
     if not isinstance(raw, str):
-        raise QuantityError(f"invalid quantity {raw!r}")
+        raise QuantityError(f"invalid quantity {short_repr(raw)}")
     text = raw.strip()
     match = _PATTERN.match(text)
     if match is None:
-        raise QuantityError(f"invalid quantity {raw!r}")
+        raise QuantityError(f"invalid quantity {short_repr(raw)}")
     number = Fraction(match.group("number"))
     suffix = match.group("suffix") or ""
     if suffix in _BINARY:
@@ -58,9 +85,31 @@ def parse_quantity(raw: object) -> Fraction:
     elif suffix in _DECIMAL:
         scale = _DECIMAL[suffix]
     else:
-        scale = Fraction(10) ** int(suffix[1:])
+        exponent = int(suffix[1:])
+        if abs(exponent) > MAX_EXPONENT:
+            raise QuantityError(
+                f"quantity {short_repr(raw)} is out of range (exponent beyond ±{MAX_EXPONENT})"
+            )
+        scale = Fraction(10) ** exponent
     value = number * scale
     return -value if match.group("sign") == "-" else value
+
+
+def max_quantity(name: str) -> str:
+    """The largest acceptable quantity of resource ``name``, as a user writes it (``1P``, ``1E``)."""
+    return "1E" if name in WHOLE_UNITS else "1P"
+
+
+def check_resource(name: str, raw: object) -> Fraction:
+    """The value of a quantity of resource ``name`` if it is acceptable input (see the module
+    docstring), else ``QuantityError`` saying why."""
+    amount = parse_quantity(raw)
+    if amount < 0:
+        raise QuantityError(f"must be greater than or equal to 0 (got {short_repr(raw)})")
+    read = amount if name in WHOLE_UNITS else amount * 1000
+    if read > MAX_AMOUNT:
+        raise QuantityError(f"quantity {short_repr(raw)} is out of range (at most {max_quantity(name)})")
+    return amount
 
 
 def value(raw: object) -> int:

@@ -5,8 +5,9 @@ Built from a Pod by ``TaskInfo.from_pod`` with Volcano's field mapping:
 * ``uid`` = ``metadata.uid``; ``job`` = ``<namespace>/<annotation scheduling.k8s.io/group-name>``
   ("" when absent);
 * ``task_role`` = annotation, else label ``volcano.sh/task-spec``;
-* ``resreq`` = ``init_resreq`` = the pod's request (containers summed, the max with init containers,
-  plus overhead) **plus ``pods: 1``**; ``best_effort`` when the request is empty (``pods`` ignored);
+* ``resreq`` = ``init_resreq`` = the pod's request (``pod_request``: containers summed, the max with
+  init containers and sidecars, pod-level requests, overhead, in-place resize) **plus ``pods: 1``**;
+  ``best_effort`` when the request is empty (``pods`` ignored);
 * ``preemptable`` = annotation, else label ``volcano.sh/preemptable``, default true;
 * ``priority`` = ``spec.priority``, default **1**, overridden by annotation ``volcano.sh/task-priority``;
 * ``status`` from the pod phase (Pending with a node = Bound; a deletion mark = Releasing).
@@ -15,15 +16,17 @@ Built from a Pod by ``TaskInfo.from_pod`` with Volcano's field mapping:
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from . import quantity
 from .go_bool import parse_go_bool
 from .resource import PODS, Resource
 from .task_status import TaskStatus, status_from_pod
 
 if TYPE_CHECKING:
-    from ..cache.objects import Pod
+    from ..cache.objects import Container, ContainerStatus, Pod
 
 GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
 TASK_SPEC_KEY = "volcano.sh/task-spec"
@@ -51,27 +54,94 @@ def preemptable_from(annotations: dict[str, str], labels: dict[str, str], defaul
     return default
 
 
+POD_LEVEL_RESOURCES = ("cpu", "memory")
+"""Pod-level resources besides ``hugepages-*`` (``IsSupportedPodLevelResource``)."""
+
+
+def is_pod_level_resource(name: str) -> bool:
+    """``IsSupportedPodLevelResource``: cpu, memory and hugepages-*."""
+    return name in POD_LEVEL_RESOURCES or name.startswith("hugepages-")
+
+
+def _max_lists(*lists: Mapping[str, str] | None) -> dict[str, str]:
+    """``maxFn``: per resource name, the largest quantity of the lists given."""
+    out: dict[str, str] = {}
+    for resources in lists:
+        for name, raw in (resources or {}).items():
+            if name not in out or quantity.parse_quantity(raw) > quantity.parse_quantity(out[name]):
+                out[name] = raw
+    return out
+
+
+def resize_infeasible(pod: Pod) -> bool:
+    """``IsPodResizeInfeasible``: the pod's ``PodResizePending`` condition has reason ``Infeasible``."""
+    for condition in pod.status.conditions:
+        if condition.type == "PodResizePending":
+            return condition.reason == "Infeasible"
+    return False
+
+
+def _container_requests(
+    container: Container, status: ContainerStatus | None, infeasible: bool
+) -> Mapping[str, str]:
+    """The requests a container counts with: its spec's, or with in-place resize (a status that
+    reports ``resources``) ``determineContainerReqs``."""
+    if status is None or status.resources is None:
+        return container.resources.requests
+    if infeasible:
+        return _max_lists(status.resources.requests, status.allocated_resources)
+    return _max_lists(container.resources.requests, status.resources.requests, status.allocated_resources)
+
+
 def pod_request(pod: Pod) -> Resource:
-    """``GetPodResourceRequest``: Σ containers, max with (restartable-aware) init containers,
-    plus overhead and pods=1."""
+    """``GetPodResourceRequest`` (``pkg/scheduler/api/pod_info.go``, Volcano >= v1.15):
+
+    1. Σ regular containers (a container whose status reports ``resources`` counts with
+       ``determineContainerReqs``: the max of its spec, status and allocated requests);
+    2. init containers in order (KEP-753): a sidecar (``restartPolicy: Always``) adds to the sum and to
+       the running sidecar total, and counts as that total; an ordinary init container counts as its
+       request plus the sidecars started before it; the sum becomes its max with the largest of them;
+    3. ``pods: 1``;
+    4. pod-level requests (``spec.resources.requests`` of cpu, memory, hugepages-*) replace the
+       aggregated values of those resources;
+    5. ``spec.overhead`` is added.
+    """
+    infeasible = resize_infeasible(pod)
+    statuses = {status.name: status for status in pod.status.container_statuses}
     result = Resource()
     for container in pod.spec.containers:
-        result.add(container.request())
-    restartable = Resource()
+        result.add(
+            Resource.from_list(_container_requests(container, statuses.get(container.name), infeasible))
+        )
+    init_statuses = {status.name: status for status in pod.status.init_container_statuses}
+    sidecars = Resource()
     init_max = Resource()
     for container in pod.spec.init_containers:
-        request = container.request()
-        if container.restart_policy == "Always":
+        sidecar = container.restart_policy == "Always"
+        status = init_statuses.get(container.name) if sidecar else None
+        request = Resource.from_list(_container_requests(container, status, infeasible))
+        if sidecar:
             result.add(request)
-            restartable.add(request)
-            candidate = restartable.clone()
+            sidecars.add(request)
+            candidate = sidecars.clone()
         else:
-            candidate = request.clone().add(restartable)
+            candidate = request.clone().add(sidecars)
         init_max.set_max_resource(candidate)
     result.set_max_resource(init_max)
+    result.add_scalar(PODS, 1)
+    pod_level = pod.spec.resources.requests if pod.spec.resources is not None else {}
+    supported = {name: raw for name, raw in pod_level.items() if is_pod_level_resource(name)}
+    if supported:
+        level = Resource.from_list(supported)
+        for name in supported:
+            if name == "cpu":
+                result.milli_cpu = level.milli_cpu
+            elif name == "memory":
+                result.memory = level.memory
+            else:
+                result.set_scalar(name, level.get(name))
     if pod.spec.overhead:
         result.add(Resource.from_list(pod.spec.overhead))
-    result.add_scalar(PODS, 1)
     return result
 
 

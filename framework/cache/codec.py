@@ -6,7 +6,13 @@ models; other kinds are counted and ignored. A malformed object is reported with
 kind, namespace/name and the offending field, and nothing of the file is returned.
 
 In a changes file (``--then``), an object whose metadata carries the annotation
-``fumarole.io/delete: "true"`` asks for the deletion of that object instead of its creation.
+``fumarole.io/delete: "true"`` asks for the deletion of that object instead of its creation
+(``"false"``, or no annotation: create or replace it); any other value is an error naming the object.
+The deletion of an object that does not exist is a warning of the cache (``Code.DELETE_MISSING``).
+
+Every error is one line (``SnapshotError``): a file that is not UTF-8 text or holds binary content
+names the line and the byte offset, a YAML error its line, a bad object its kind, namespace/name and
+every bad field (``; `` between them). docs/inputs.md lists the input classes and what each gets.
 """
 
 from __future__ import annotations
@@ -21,16 +27,21 @@ import yaml
 from pydantic import ValidationError
 
 from ..conf import format_validation_error
+from ..util.input_text import SAFE_LOADER, InputTextError, decode, one_line, short_repr, yaml_problem
 from .objects import API_GROUPS, KINDS, KubeObject
-
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's safe loader when PyYAML was built with it (much faster), else the pure-Python one."""
 
 DELETE_ANNOTATION = "fumarole.io/delete"
 
 
+DELETE_VALUES = {"true": True, "false": False}
+"""The values of the deletion annotation (any case: ``True`` is YAML's ``true`` quoted)."""
+
+
 class SnapshotError(ValueError):
-    """Input that cannot be loaded; the message names the file, the object and the field."""
+    """Input that cannot be loaded; the message, one line, names the file, the object and the field."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(one_line(message))
 
 
 @dataclass
@@ -60,6 +71,10 @@ def describe(raw: Mapping[str, Any]) -> str:
     meta: Mapping[str, Any] = metadata if isinstance(metadata, Mapping) else {}
     name = meta.get("name") or "<unnamed>"
     namespace = meta.get("namespace")
+    kind, name, namespace = (
+        part if isinstance(part, str) or part is None else short_repr(part, 40)
+        for part in (kind, name, namespace)
+    )
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 
 
@@ -94,12 +109,14 @@ def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFil
     try:
         raw_documents = list(yaml.load_all(text, Loader=SAFE_LOADER))
     except yaml.YAMLError as exc:
-        raise SnapshotError(f"{path}: not valid YAML: {exc}") from exc
+        raise SnapshotError(yaml_problem(path, exc, text=text)) from None
     loaded = LoadedFile(path)
     for where, raw in _flatten(raw_documents, path):
         kind = raw.get("kind")
-        if not kind or not isinstance(kind, str):
+        if not kind:
             raise SnapshotError(f"{where}: {describe(raw)}: kind: required key is missing")
+        if not isinstance(kind, str):
+            raise SnapshotError(f"{where}: {describe(raw)}: kind: must be a string (got {short_repr(kind)})")
         model = KINDS.get(kind)
         api_version = raw.get("apiVersion", "")
         if model is None or (api_version and api_version not in API_GROUPS[kind]):
@@ -110,10 +127,11 @@ def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFil
         try:
             obj = model.model_validate(dict(raw))
         except ValidationError as exc:
-            raise SnapshotError(format_validation_error(f"{path}: {describe(raw)}", exc)) from None
+            message = format_validation_error(f"{path}: {describe(raw)}", exc, single_line=True)
+            raise SnapshotError(message) from None
         except ValueError as exc:
             raise SnapshotError(f"{path}: {describe(raw)}: {exc}") from None
-        delete = obj.metadata.annotations.get(DELETE_ANNOTATION, "").lower() == "true"
+        delete = _deletion(obj, path)
         if delete and not allow_delete:
             raise SnapshotError(
                 f"{path}: {describe(raw)}: metadata.annotations.{DELETE_ANNOTATION}: deletions are only "
@@ -123,12 +141,30 @@ def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFil
     return loaded
 
 
+def _deletion(obj: KubeObject, path: str) -> bool:
+    """Whether the object asks for its deletion (the annotation ``"true"``); another value is an error."""
+    written = obj.metadata.annotations.get(DELETE_ANNOTATION)
+    if written is None:
+        return False
+    delete = DELETE_VALUES.get(written.lower())
+    if delete is None:
+        raise SnapshotError(
+            f"{path}: {obj.KIND} {obj.key}: metadata.annotations.{DELETE_ANNOTATION}: "
+            f'must be "true" or "false" (got {short_repr(written)})'
+        )
+    return delete
+
+
 def read_file(path: str | Path, *, allow_delete: bool = False) -> LoadedFile:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise SnapshotError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        text = decode(data, str(path))
+    except InputTextError as exc:
+        raise SnapshotError(str(exc)) from None
     return parse_text(text, str(path), allow_delete=allow_delete)
 
 

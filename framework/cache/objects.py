@@ -6,30 +6,59 @@ point at the field the user wrote. Quantities are checked when the object is rea
 ``cpu: abc`` is reported with its path and nothing of the file is loaded.
 
 Kinds: v1 Node, v1 Pod, v1 ConfigMap, scheduling.volcano.sh/v1beta1 PodGroup and Queue,
-scheduling.k8s.io/v1 PriorityClass, topology.volcano.sh/v1alpha1 HyperNode.
+scheduling.k8s.io/v1 PriorityClass, topology.volcano.sh/v1alpha1 HyperNode, and the workloads the
+controllers of ``cache/controllers`` expand into pods: batch.volcano.sh/v1alpha1 Job, apps/v1
+Deployment, ReplicaSet and StatefulSet (their pod templates are read as Pod specs are).
+
+A model's ``model_copy`` drops the values its ``cached_property`` attributes computed (a pod's
+request, a node's allocatable), so a copy with a new spec never answers with the old one's.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cached_property
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from ..api import quantity
 from ..api.labels import LabelSelector, Requirement
 from ..api.network_topology import NetworkTopologySpec, SubGroupPolicySpec
 from ..api.resource import Resource
+from ..util.input_text import RESOURCE_ERROR, short_repr
+
+Int32 = Annotated[int, Field(ge=-(2**31), le=2**31 - 1)]
+"""A Go ``int32`` field (priorities, weights, counts): a larger number is an error, not an overflow."""
+NonNegativeInt32 = Annotated[int, Field(ge=0, le=2**31 - 1)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+"""A Go ``int64`` (or ``int``) field."""
 
 
-def _check_quantity(raw: object) -> str:
-    quantity.parse_quantity(raw)
-    return str(raw) if not isinstance(raw, str) else raw
+def resource_list(raw: object) -> dict[str, str]:
+    """A resource list (``requests``, ``allocatable``, ``capability`` …): names to quantities, each
+    acceptable as an amount of its resource (``quantity.check_resource``: not negative, not out of
+    range). A bad entry is reported at its own key (``requests.cpu``) through ``RESOURCE_ERROR``."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ValueError(f"must be a mapping of resource names to quantities (got {short_repr(raw)})")
+    out: dict[str, str] = {}
+    for name, value in raw.items():
+        if not isinstance(name, str):
+            raise ValueError(f"resource names must be strings (got {short_repr(name)})")
+        try:
+            quantity.check_resource(name, value)
+        except quantity.QuantityError as exc:
+            context = {"resource": name, "message": str(exc)}
+            raise PydanticCustomError(RESOURCE_ERROR, "{message}", context) from None
+        out[name] = value if isinstance(value, str) else str(value)
+    return out
 
 
-Quantity = Annotated[str, BeforeValidator(_check_quantity)]
-ResourceList = dict[str, Quantity]
+ResourceList = Annotated[dict[str, str], BeforeValidator(resource_list)]
 
 
 def _parse_time(raw: object) -> float | None:
@@ -92,6 +121,7 @@ class OwnerReference(K8sModel):
     name: str = ""
     uid: str = ""
     controller: bool = False
+    block_owner_deletion: bool = Field(False, alias="blockOwnerDeletion")
 
 
 class ObjectMeta(K8sModel):
@@ -130,6 +160,8 @@ class KubeObject(K8sModel):
 
     KIND: ClassVar[str] = ""
     NAMESPACED: ClassVar[bool] = True
+    API_VERSION: ClassVar[str] = ""
+    """The apiVersion written into objects fumarole creates (controllers, implicit objects)."""
 
     api_version: str = Field("", alias="apiVersion")
     kind: str = ""
@@ -152,6 +184,33 @@ class KubeObject(K8sModel):
     def key(self) -> str:
         meta = self.metadata
         return f"{meta.namespace}/{meta.name}" if self.NAMESPACED else meta.name
+
+    @property
+    def display(self) -> str:
+        """``Kind namespace/name`` (``Kind name`` for a cluster-scoped kind), as messages name it."""
+        return f"{self.KIND} {self.key}"
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        twin = super().model_copy(update=update, deep=deep)
+        for name in _cached_properties(type(self)):
+            twin.__dict__.pop(name, None)
+        return twin
+
+
+def _cached_properties(cls: type) -> tuple[str, ...]:
+    found = _CACHED.get(cls)
+    if found is None:
+        found = tuple(
+            name
+            for klass in cls.__mro__
+            for name, member in vars(klass).items()
+            if isinstance(member, cached_property)
+        )
+        _CACHED[cls] = found
+    return found
+
+
+_CACHED: dict[type, tuple[str, ...]] = {}
 
 
 # ---------------------------------------------------------------------------------------- selectors
@@ -190,7 +249,7 @@ class NodeSelector(K8sModel):
 
 
 class PreferredSchedulingTerm(K8sModel):
-    weight: int
+    weight: Int32
     preference: NodeSelectorTerm
 
 
@@ -209,7 +268,7 @@ class PodAffinityTerm(K8sModel):
 
 
 class WeightedPodAffinityTerm(K8sModel):
-    weight: int
+    weight: Int32
     pod_affinity_term: PodAffinityTerm = Field(alias="podAffinityTerm")
 
 
@@ -233,7 +292,7 @@ class Toleration(K8sModel):
     operator: Literal["Exists", "Equal", ""] = ""
     value: str = ""
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute", ""] = ""
-    toleration_seconds: int | None = Field(None, alias="tolerationSeconds")
+    toleration_seconds: Int64 | None = Field(None, alias="tolerationSeconds")
 
 
 class Taint(K8sModel):
@@ -244,20 +303,26 @@ class Taint(K8sModel):
 
 # ---------------------------------------------------------------------------------------- Pod
 class ResourceRequirements(K8sModel):
-    requests: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
-    limits: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    requests: ResourceList = Field(default_factory=dict)
+    limits: ResourceList = Field(default_factory=dict)
 
 
 class ContainerPort(K8sModel):
-    container_port: int = Field(0, alias="containerPort")
-    host_port: int = Field(0, alias="hostPort")
+    container_port: Int32 = Field(0, alias="containerPort")
+    host_port: Int32 = Field(0, alias="hostPort")
     protocol: str = "TCP"
     host_ip: str = Field("", alias="hostIP")
+
+
+class EnvVar(K8sModel):
+    name: str = ""
+    value: str = ""
 
 
 class Container(K8sModel):
     name: str = ""
     image: str = ""
+    env: Annotated[list[EnvVar], BeforeValidator(_none_as_list)] = Field(default_factory=list)
     resources: ResourceRequirements = Field(default_factory=ResourceRequirements)
     ports: Annotated[list[ContainerPort], BeforeValidator(_none_as_list)] = Field(default_factory=list)
     restart_policy: str = Field("", alias="restartPolicy")
@@ -273,7 +338,7 @@ class SchedulingGate(K8sModel):
 class PodSpec(K8sModel):
     node_name: str = Field("", alias="nodeName")
     scheduler_name: str = Field("", alias="schedulerName")
-    priority: int | None = None
+    priority: Int32 | None = None
     priority_class_name: str = Field("", alias="priorityClassName")
     preemption_policy: str = Field("", alias="preemptionPolicy")
     containers: Annotated[list[Container], BeforeValidator(_none_as_list)] = Field(default_factory=list)
@@ -281,6 +346,8 @@ class PodSpec(K8sModel):
         default_factory=list, alias="initContainers"
     )
     overhead: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    resources: ResourceRequirements | None = None
+    """Pod-level requests and limits (``PodLevelResources``)."""
     node_selector: StrMap = Field(default_factory=dict, alias="nodeSelector")
     affinity: Affinity | None = None
     tolerations: Annotated[list[Toleration], BeforeValidator(_none_as_list)] = Field(default_factory=list)
@@ -296,15 +363,34 @@ class PodCondition(K8sModel):
     reason: str = ""
 
 
+class ContainerStatus(K8sModel):
+    """What the kubelet reports of a container: readiness and, with in-place resize, the resources
+    it runs with (``resources``) and those allocated to it (``allocatedResources``)."""
+
+    name: str = ""
+    ready: bool = False
+    resources: ResourceRequirements | None = None
+    allocated_resources: Annotated[ResourceList, BeforeValidator(_none_as_dict)] | None = Field(
+        None, alias="allocatedResources"
+    )
+
+
 class PodStatus(K8sModel):
     phase: Literal["Pending", "Running", "Succeeded", "Failed", "Unknown"] = "Pending"
     nominated_node_name: str = Field("", alias="nominatedNodeName")
     start_time: Timestamp = Field(None, alias="startTime")
     conditions: Annotated[list[PodCondition], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    container_statuses: Annotated[list[ContainerStatus], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="containerStatuses"
+    )
+    init_container_statuses: Annotated[list[ContainerStatus], BeforeValidator(_none_as_list)] = Field(
+        default_factory=list, alias="initContainerStatuses"
+    )
 
 
 class Pod(KubeObject):
     KIND: ClassVar[str] = "Pod"
+    API_VERSION: ClassVar[str] = "v1"
     spec: PodSpec = Field(default_factory=PodSpec)
     status: PodStatus = Field(default_factory=PodStatus)
 
@@ -330,7 +416,7 @@ class NodeCondition(K8sModel):
 
 class ContainerImage(K8sModel):
     names: Annotated[list[str], BeforeValidator(_none_as_list)] = Field(default_factory=list)
-    size_bytes: int = Field(0, alias="sizeBytes")
+    size_bytes: Int64 = Field(0, alias="sizeBytes")
 
 
 class NodeSpec(K8sModel):
@@ -339,14 +425,15 @@ class NodeSpec(K8sModel):
 
 
 class NodeStatus(K8sModel):
-    allocatable: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
-    capacity: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    allocatable: ResourceList = Field(default_factory=dict)
+    capacity: ResourceList = Field(default_factory=dict)
     conditions: Annotated[list[NodeCondition], BeforeValidator(_none_as_list)] = Field(default_factory=list)
     images: Annotated[list[ContainerImage], BeforeValidator(_none_as_list)] = Field(default_factory=list)
 
 
 class Node(KubeObject):
     KIND: ClassVar[str] = "Node"
+    API_VERSION: ClassVar[str] = "v1"
     NAMESPACED: ClassVar[bool] = False
     spec: NodeSpec = Field(default_factory=NodeSpec)
     status: NodeStatus = Field(default_factory=NodeStatus)
@@ -376,7 +463,7 @@ class Node(KubeObject):
 # ---------------------------------------------------------------------------------------- Volcano
 class NetworkTopologyModel(K8sModel):
     mode: Literal["hard", "soft", ""] = ""
-    highest_tier_allowed: int | None = Field(None, alias="highestTierAllowed")
+    highest_tier_allowed: Int32 | None = Field(None, alias="highestTierAllowed")
     highest_tier_name: str = Field("", alias="highestTierName")
 
     def to_spec(self) -> NetworkTopologySpec:
@@ -389,8 +476,8 @@ class SubGroupPolicyModel(K8sModel):
         default_factory=list, alias="matchLabelKeys"
     )
     label_selector: LabelSelectorModel | None = Field(None, alias="labelSelector")
-    sub_group_size: int | None = Field(None, alias="subGroupSize")
-    min_sub_groups: int | None = Field(None, alias="minSubGroups")
+    sub_group_size: Int32 | None = Field(None, alias="subGroupSize")
+    min_sub_groups: Int32 | None = Field(None, alias="minSubGroups")
     network_topology: NetworkTopologyModel | None = Field(None, alias="networkTopology")
 
     def to_spec(self) -> SubGroupPolicySpec:
@@ -414,8 +501,8 @@ class PodGroupCondition(K8sModel):
 
 
 class PodGroupSpec(K8sModel):
-    min_member: int = Field(0, alias="minMember", ge=0)
-    min_task_member: Annotated[dict[str, int], BeforeValidator(_none_as_dict)] = Field(
+    min_member: NonNegativeInt32 = Field(0, alias="minMember")
+    min_task_member: Annotated[dict[str, Int32], BeforeValidator(_none_as_dict)] = Field(
         default_factory=dict, alias="minTaskMember"
     )
     min_resources: ResourceList | None = Field(None, alias="minResources")
@@ -435,13 +522,14 @@ class PodGroupStatusModel(K8sModel):
     conditions: Annotated[list[PodGroupCondition], BeforeValidator(_none_as_list)] = Field(
         default_factory=list
     )
-    running: int = 0
-    succeeded: int = 0
-    failed: int = 0
+    running: Int32 = 0
+    succeeded: Int32 = 0
+    failed: Int32 = 0
 
 
 class PodGroup(KubeObject):
     KIND: ClassVar[str] = "PodGroup"
+    API_VERSION: ClassVar[str] = "scheduling.volcano.sh/v1beta1"
     spec: PodGroupSpec = Field(default_factory=PodGroupSpec)
     status: PodGroupStatusModel = Field(default_factory=PodGroupStatusModel)
 
@@ -459,25 +547,34 @@ class PodGroup(KubeObject):
 
 
 class QueueGuarantee(K8sModel):
-    resource: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    resource: ResourceList = Field(default_factory=dict)
 
 
 class QueueSpec(K8sModel):
-    weight: int = Field(1, ge=0)
-    capability: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
-    deserved: Annotated[ResourceList, BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    weight: NonNegativeInt32 = 1
+    capability: ResourceList = Field(default_factory=dict)
+    deserved: ResourceList = Field(default_factory=dict)
     guarantee: QueueGuarantee = Field(default_factory=QueueGuarantee)
     reclaimable: bool | None = None
-    priority: int = 0
+    priority: Int32 = 0
     parent: str = ""
 
 
+def _empty_state_is_open(raw: object) -> object:
+    return "Open" if raw is None or raw == "" else raw
+
+
 class QueueStatus(K8sModel):
-    state: Literal["Open", "Closed", "Closing", "Unknown", ""] = "Open"
+    state: Annotated[
+        Literal["Open", "Closed", "Closing", "Unknown"], BeforeValidator(_empty_state_is_open)
+    ] = "Open"
+    """An empty state is Open: the queue controller treats it so and writes ``Open``
+    (``pkg/controllers/queue/state/factory.go``, ``open.go``)."""
 
 
 class Queue(KubeObject):
     KIND: ClassVar[str] = "Queue"
+    API_VERSION: ClassVar[str] = "scheduling.volcano.sh/v1beta1"
     NAMESPACED: ClassVar[bool] = False
     spec: QueueSpec = Field(default_factory=QueueSpec)
     status: QueueStatus = Field(default_factory=QueueStatus)
@@ -488,8 +585,9 @@ class Queue(KubeObject):
 
 class PriorityClass(KubeObject):
     KIND: ClassVar[str] = "PriorityClass"
+    API_VERSION: ClassVar[str] = "scheduling.k8s.io/v1"
     NAMESPACED: ClassVar[bool] = False
-    value: int = 0
+    value: Int32 = 0
     global_default: bool = Field(False, alias="globalDefault")
     preemption_policy: str = Field("", alias="preemptionPolicy")
 
@@ -514,25 +612,153 @@ class HyperNodeMember(K8sModel):
 
 
 class HyperNodeSpec(K8sModel):
-    tier: int = Field(ge=0)
+    tier: NonNegativeInt32
     tier_name: str = Field("", alias="tierName")
     members: Annotated[list[HyperNodeMember], BeforeValidator(_none_as_list)] = Field(default_factory=list)
 
 
 class HyperNode(KubeObject):
     KIND: ClassVar[str] = "HyperNode"
+    API_VERSION: ClassVar[str] = "topology.volcano.sh/v1alpha1"
     NAMESPACED: ClassVar[bool] = False
     spec: HyperNodeSpec
 
 
 class ConfigMap(KubeObject):
     KIND: ClassVar[str] = "ConfigMap"
+    API_VERSION: ClassVar[str] = "v1"
     data: StrMap = Field(default_factory=dict)
 
 
-KINDS: dict[str, type[KubeObject]] = {
-    cls.KIND: cls for cls in (Node, Pod, PodGroup, Queue, PriorityClass, HyperNode, ConfigMap)
-}
+# ---------------------------------------------------------------------------------------- workloads
+class TemplateMeta(K8sModel):
+    """A pod template's metadata: only labels and annotations reach the pods (the name is ignored)."""
+
+    name: str = ""
+    labels: StrMap = Field(default_factory=dict)
+    annotations: StrMap = Field(default_factory=dict)
+
+
+class PodTemplateSpec(K8sModel):
+    metadata: TemplateMeta = Field(default_factory=TemplateMeta)
+    spec: PodSpec = Field(default_factory=PodSpec)
+
+
+class DependsOn(K8sModel):
+    name: Annotated[list[str], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    iteration: Literal["any", "all", ""] = ""
+
+
+MAX_WORKLOAD_PODS = 100_000
+"""The most pods fumarole's controllers create for one workload (a Volcano Job's tasks together, a
+Deployment, ReplicaSet or StatefulSet): every pod is an object in memory, and a typo such as
+``replicas: 2000000000`` would otherwise exhaust it. Kubernetes sets no such limit."""
+
+WorkloadReplicas = Annotated[int, Field(ge=0, le=MAX_WORKLOAD_PODS)]
+
+
+class PartitionPolicy(K8sModel):
+    total_partitions: NonNegativeInt32 = Field(0, alias="totalPartitions")
+    partition_size: NonNegativeInt32 = Field(0, alias="partitionSize")
+    min_partitions: NonNegativeInt32 = Field(0, alias="minPartitions")
+    network_topology: NetworkTopologyModel | None = Field(None, alias="networkTopology")
+
+
+class TaskSpec(K8sModel):
+    name: str = ""
+    replicas: WorkloadReplicas = 0
+    min_available: NonNegativeInt32 | None = Field(None, alias="minAvailable")
+    template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
+    topology_policy: str = Field("", alias="topologyPolicy")
+    depends_on: DependsOn | None = Field(None, alias="dependsOn")
+    partition_policy: PartitionPolicy | None = Field(None, alias="partitionPolicy")
+
+
+class VolcanoJobSpec(K8sModel):
+    scheduler_name: str = Field("", alias="schedulerName")
+    plugins: Annotated[dict[str, list[str]], BeforeValidator(_none_as_dict)] = Field(default_factory=dict)
+    min_available: NonNegativeInt32 = Field(0, alias="minAvailable")
+    tasks: Annotated[list[TaskSpec], BeforeValidator(_none_as_list)] = Field(default_factory=list)
+    queue: str = ""
+    priority_class_name: str = Field("", alias="priorityClassName")
+    network_topology: NetworkTopologyModel | None = Field(None, alias="networkTopology")
+
+    @model_validator(mode="after")
+    def _pods_in_memory(self) -> VolcanoJobSpec:
+        total = sum(task.replicas for task in self.tasks)
+        if total > MAX_WORKLOAD_PODS:
+            raise ValueError(
+                f"the tasks' replicas add up to {total}, more pods than fumarole creates for one workload "
+                f"(at most {MAX_WORKLOAD_PODS})"
+            )
+        return self
+
+
+class VolcanoJobState(K8sModel):
+    phase: str = ""
+
+
+class VolcanoJobStatus(K8sModel):
+    state: VolcanoJobState = Field(default_factory=VolcanoJobState)
+    version: int = 0
+    retry_count: int = Field(0, alias="retryCount")
+
+
+class VolcanoJob(KubeObject):
+    """A Volcano Job (``batch.volcano.sh/v1alpha1``, ``staging/src/volcano.sh/apis/pkg/apis/batch/
+    v1alpha1/job.go``); ``controllers/volcano_job.py`` expands it into its PodGroup and pods."""
+
+    KIND: ClassVar[str] = "Job"
+    API_VERSION: ClassVar[str] = "batch.volcano.sh/v1alpha1"
+    spec: VolcanoJobSpec = Field(default_factory=VolcanoJobSpec)
+    status: VolcanoJobStatus = Field(default_factory=VolcanoJobStatus)
+
+
+class WorkloadSpec(K8sModel):
+    """What the apps/v1 controllers read of a Deployment, ReplicaSet or StatefulSet spec."""
+
+    replicas: WorkloadReplicas = 1
+    """Kubernetes defaults a missing ``replicas`` to 1; at most ``MAX_WORKLOAD_PODS``."""
+    selector: LabelSelectorModel | None = None
+    template: PodTemplateSpec = Field(default_factory=PodTemplateSpec)
+
+    @field_validator("replicas", mode="before")
+    @classmethod
+    def _none_is_one(cls, value: object) -> object:
+        return 1 if value is None else value
+
+
+class Deployment(KubeObject):
+    KIND: ClassVar[str] = "Deployment"
+    API_VERSION: ClassVar[str] = "apps/v1"
+    spec: WorkloadSpec = Field(default_factory=WorkloadSpec)
+
+
+class ReplicaSet(KubeObject):
+    KIND: ClassVar[str] = "ReplicaSet"
+    API_VERSION: ClassVar[str] = "apps/v1"
+    spec: WorkloadSpec = Field(default_factory=WorkloadSpec)
+
+
+class StatefulSetSpec(WorkloadSpec):
+    pod_management_policy: Literal["OrderedReady", "Parallel"] = Field(
+        "OrderedReady", alias="podManagementPolicy"
+    )
+    service_name: str = Field("", alias="serviceName")
+
+
+class StatefulSet(KubeObject):
+    KIND: ClassVar[str] = "StatefulSet"
+    API_VERSION: ClassVar[str] = "apps/v1"
+    spec: StatefulSetSpec = Field(default_factory=StatefulSetSpec)
+
+
+WORKLOAD_KINDS: tuple[type[KubeObject], ...] = (VolcanoJob, Deployment, ReplicaSet, StatefulSet)
+"""Kinds that only exist to be expanded into pods (and PodGroups) by ``cache/controllers``."""
+
+_CORE_KINDS: tuple[type[KubeObject], ...] = (Node, Pod, PodGroup, Queue, PriorityClass, HyperNode, ConfigMap)
+
+KINDS: dict[str, type[KubeObject]] = {cls.KIND: cls for cls in (*_CORE_KINDS, *WORKLOAD_KINDS)}
 """Kinds the cache keeps, by ``kind``."""
 
 API_GROUPS: dict[str, tuple[str, ...]] = {
@@ -547,5 +773,10 @@ API_GROUPS: dict[str, tuple[str, ...]] = {
     "Queue": ("scheduling.volcano.sh/v1beta1", "scheduling.volcano.sh/v1alpha1"),
     "PriorityClass": ("scheduling.k8s.io/v1", "scheduling.k8s.io/v1beta1", "scheduling.k8s.io/v1alpha1"),
     "HyperNode": ("topology.volcano.sh/v1alpha1",),
+    "Job": ("batch.volcano.sh/v1alpha1",),
+    "Deployment": ("apps/v1",),
+    "ReplicaSet": ("apps/v1",),
+    "StatefulSet": ("apps/v1",),
 }
-"""The apiVersions accepted for each kind; a kept kind under another apiVersion is ignored."""
+"""The apiVersions accepted for each kind; a kept kind under another apiVersion is ignored (a
+``batch/v1`` Job is not a Volcano Job)."""

@@ -4,12 +4,21 @@ Each flag has Volcano's YAML key (with its inconsistent ``enable``/``enabled`` p
 it fills and whether ``ApplyPluginConfDefaults`` turns it on when a conf file leaves it out. The
 conf model, its defaulting, ``fumarole conf show`` and docs/extension-points.md are derived from
 this list; each extension point names the flag(s) that gate it.
+
+``OBSOLETE`` holds the flags' history: the keys earlier releases read and the current one does not
+(``enableNamespaceOrder``, dropped in v1.8.0; ``EnabledClusterOrder``, renamed ``enabledClusterOrder``
+in v1.16.0). A conf file may still give them: the first is ignored, the second read under its new
+name (the conf's author meant the flag, and every release before v1.16 read it so), each with an
+``obsolete-key`` warning (``framework.obsolete``). Spec: ``PluginOption`` in
+``pkg/scheduler/conf/scheduler_conf.go`` at v1.5.0 to v1.16.0-alpha.1.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from ..obsolete import ObsoleteKey
 
 
 @dataclass(frozen=True)
@@ -66,6 +75,24 @@ BY_KEY: dict[str, Flag] = {flag.key: flag for flag in FLAGS}
 
 BY_NAME: dict[str, Flag] = {**BY_KEY, **{flag.field: flag for flag in FLAGS}}
 """YAML key or Python spelling -> flag."""
+
+OBSOLETE: dict[str, ObsoleteKey] = {
+    obsolete.key: obsolete
+    for obsolete in (
+        ObsoleteKey(
+            "enableNamespaceOrder",
+            "v1.5.0 to v1.7.x",
+            "v1.8.0 removed it with drf's namespace fair share (queues share the cluster instead)",
+        ),
+        ObsoleteKey(
+            "EnabledClusterOrder",
+            "v1.5.0 to v1.15.x",
+            f"v1.16.0 renamed it {CLUSTER_ORDER.key}",
+            renamed_to=CLUSTER_ORDER.key,
+        ),
+    )
+}
+"""YAML keys of flags earlier Volcano releases read -> what became of them."""
 
 
 def did_you_mean(key: str) -> str:

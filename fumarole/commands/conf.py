@@ -4,8 +4,11 @@ print it as the scheduler reads it.
 ``validate`` loads each file with the installed plugins and actions (their entry points) and prints
 every problem, one line each in the shape ``<file>:<line>: <key>: <what>`` (Volcano's scheduler, by
 contrast, logs the first error, ``Scheduler config ... is invalid: ...``, and keeps its previous
-conf), then ``<file>: N problems``; or ``<file>: ok``. Exit status 0 when every file is valid, 1 when
-one has problems, 2 when one cannot be read (missing, a directory: said on standard error).
+conf), then ``<file>: N problems``; or ``<file>: ok``. A valid conf's warnings (obsolete keys, entries
+``--skip-unsupported`` left out) come first, one a line, ``<file>:<line>: warning: <text> [<code>]``,
+and the last line says how many (``<file>: ok, 2 warnings``); they are not problems and leave the
+exit status alone. Exit status 0 when every file is valid, 1 when one has problems, 2 when one cannot
+be read (missing, a directory: said on standard error).
 
 ``show`` prints the conf after Volcano's defaulting (``ApplyPluginConfDefaults``): every enable flag
 written out as true or false. ``enableHierarchy`` and ``enabledClusterOrder``, which Volcano never
@@ -19,9 +22,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sized
 from typing import Any
 
-from fumarole.commands import EXIT_BAD_INPUT, EXIT_OK, EXIT_PROBLEMS
+from loguru import logger
+
+from fumarole.commands import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    add_skip_unsupported,
+    with_options,
+)
 from fumarole.commands.schedule import chosen_conf
 from fumarole.framework.conf import DEFAULT_CONF_SOURCE, ConfError, ConfUnreadable, load_conf
 from fumarole.framework.registry import Registry
@@ -43,7 +55,13 @@ def register(commands: Any) -> None:
         description="Check each conf with the installed plugins and actions and print every problem with "
         "its line. Exit status 0: all valid; 1: problems found; 2: a file could not be read.",
     )
-    validate.add_argument("files", nargs="+", metavar="FILE", help="a conf, or the ConfigMap that wraps it")
+    validate.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="a conf, the ConfigMap that wraps it, or a whole installer YAML",
+    )
+    add_skip_unsupported(validate)
     validate.set_defaults(run=run_validate)
     show = conf_commands.add_parser(
         "show",
@@ -60,34 +78,41 @@ def register(commands: Any) -> None:
     show.add_argument(
         "--no-defaults", action="store_true", help="print the conf as written: only the flags it sets"
     )
+    add_skip_unsupported(show)
     show.set_defaults(run=run_show)
 
 
-def _count(problems: list[str]) -> str:
-    return f"{len(problems)} problem" + ("" if len(problems) == 1 else "s")
+def _count(items: Sized, what: str) -> str:
+    return f"{len(items)} {what}" + ("" if len(items) == 1 else "s")
 
 
 def run_validate(args: argparse.Namespace, settings: Settings) -> int:
+    settings = with_options(args, settings)
     registry = Registry()
     unreadable = failed = False
+    logger.disable("fumarole.framework.diagnostics")  # the warnings are this command's output
     for path in args.files:
         try:
-            load_conf(path, registry)
+            conf = load_conf(path, registry, skip_unsupported=settings.skip_unsupported)
         except ConfUnreadable as exc:
             print(f"fumarole: {exc}", file=sys.stderr)
             unreadable = True
         except ConfError as exc:
             for problem in exc.problems:
                 print(problem)
-            print(f"{path}: {_count(exc.problems)}")
+            print(f"{path}: {_count(exc.problems, 'problem')}")
             failed = True
         else:
-            print(f"{path}: ok")
+            warnings = list(conf.diagnostics)
+            for warning in warnings:
+                print(f"{warning.subject}: warning: {warning.text} [{warning.code}]")
+            print(f"{path}: ok" + (f", {_count(warnings, 'warning')}" if warnings else ""))
         sys.stdout.flush()
     return EXIT_BAD_INPUT if unreadable else EXIT_PROBLEMS if failed else EXIT_OK
 
 
 def run_show(args: argparse.Namespace, settings: Settings) -> int:
+    settings = with_options(args, settings)
     conf = chosen_conf(args.file, settings, Registry(), apply_defaults=not args.no_defaults)
     source = "Volcano's default conf" if conf.source == DEFAULT_CONF_SOURCE else conf.source
     if args.no_defaults:

@@ -22,6 +22,7 @@ from rich.text import Text
 from fumarole.commands import EXIT_OK
 from fumarole.commands.inventory import Argument, Extension, inventory
 from fumarole.framework.settings import Settings
+from fumarole.report import stdout_console
 
 TITLES = {"plugin": "Plugins", "action": "Actions", "policy": "Policies", "observer": "Observers"}
 """The tables, in this order."""
@@ -54,7 +55,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         json.dump([extension.to_json() for extension in extensions], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        print_tables(extensions, Console())
+        print_tables(extensions, stdout_console())
     return EXIT_OK
 
 

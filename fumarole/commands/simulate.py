@@ -1,10 +1,14 @@
 """``fumarole simulate``: run a workload through the real scheduler in simulated time.
 
-``fumarole simulate WORKLOAD.yaml [--conf CONF] [--compare CONF_A CONF_B] [--out DIR]``
+``fumarole simulate WORKLOAD.yaml [--conf CONF] [--compare CONF_A CONF_B] [--out DIR] [--strict]
+[--skip-unsupported]``
 ``fumarole simulate --trace PODS.csv --nodes NODES.csv [...]``
 
 Each run writes summary.json, timing.json, events.csv and PNG plots to ``--out`` (``--compare``
-writes one sub-directory per conf, named after the conf file) and prints a summary table.
+writes one sub-directory per conf, named after the conf file) and prints a summary table. The
+warnings about the input (the conf's, the workload's, the simulated cluster's) go into summary.json
+(``warnings``) and their number into the table; with ``--strict`` (``FUMAROLE_STRICT``) any warning
+fails the run: exit 2, one line each on stderr, nothing written to stdout nor to ``--out``.
 """
 
 from __future__ import annotations
@@ -18,9 +22,18 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from fumarole.commands import EXIT_OK, UsageError
+from fumarole.commands import (
+    EXIT_OK,
+    UsageError,
+    add_skip_unsupported,
+    add_strict_argument,
+    strict_requested,
+    with_options,
+)
+from fumarole.framework.diagnostics import Code, Diagnostic, StrictError
 from fumarole.framework.registry import Registry
 from fumarole.framework.settings import Settings
+from fumarole.report import stdout_console
 
 
 def register(commands: Any) -> None:
@@ -39,6 +52,8 @@ def register(commands: Any) -> None:
     parser.add_argument("--wall-clock", action="store_true", help="also write wall_seconds into summary.json")
     parser.add_argument("--schema", action="store_true", help="print the workload JSON schema and exit")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_skip_unsupported(parser)
+    add_strict_argument(parser)
     parser.set_defaults(run=run)
 
 
@@ -71,15 +86,15 @@ def _run_one(
     workload: Any,
     conf_path: str | None,
     settings: Settings,
-    out: Path | None,
     args: argparse.Namespace,
     label: str,
-) -> tuple[dict[str, Any], float]:
+) -> tuple[Any, dict[str, Any]]:
+    """Run one simulation; its summary carries the warnings about the input."""
     from fumarole.simulator.engine import Simulation, load_scheduler_conf
-    from fumarole.simulator.output import write_outputs
+    from fumarole.simulator.output import with_warnings
 
     registry = Registry()
-    conf = load_scheduler_conf(workload, registry, conf_path)
+    conf = load_scheduler_conf(workload, registry, conf_path, skip_unsupported=settings.skip_unsupported)
     run_settings = settings.model_copy(update={"seed": workload.seed})
     console = Console(stderr=True)
     show = not args.quiet and console.is_terminal
@@ -101,19 +116,31 @@ def _run_one(
             progress=(lambda now, horizon: progress.update(task, completed=now)) if show else None,
         )
         summary = sim.run()
-    if out is not None:
-        write_outputs(sim, summary, out, wall_clock=args.wall_clock)
-    return summary, sim.wall_seconds
+    return sim, with_warnings(sim, summary)
+
+
+def _fail_if_strict(args: argparse.Namespace, settings: Settings, summaries: list[dict[str, Any]]) -> None:
+    """``--strict``: every warning of every run, once each, is an error."""
+    if not strict_requested(args, settings):
+        return
+    lines = dict.fromkeys(
+        f"{Diagnostic(Code(warning['code']), warning['subject'], warning['text'])} (--strict)"
+        for summary in summaries
+        for warning in summary["warnings"]
+    )
+    if lines:
+        raise StrictError("\n".join(lines))
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    settings = with_options(args, settings)
     if args.schema:
         from fumarole.simulator.workload import Workload
 
         json.dump(Workload.model_json_schema(), sys.stdout, indent=2)
         sys.stdout.write("\n")
         return EXIT_OK
-    from fumarole.simulator.output import print_summary
+    from fumarole.simulator.output import print_summary, write_outputs
     from fumarole.simulator.workload import WorkloadError
 
     try:
@@ -124,20 +151,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.compare:
         if args.conf:
             raise UsageError("give either --conf or --compare, not both")
-        titles: list[str] = []
-        summaries: list[dict[str, Any]] = []
-        walls: list[float] = []
+        runs: list[tuple[str, str | None]] = []
         for conf_path in args.compare:
             title = Path(conf_path).stem
-            if title in titles:
-                title = f"{title}-{len(titles) + 1}"
-            summary, wall = _run_one(workload, conf_path, settings, out / title if out else None, args, title)
-            titles.append(title)
-            summaries.append(summary)
-            walls.append(wall)
-        print_summary(titles, summaries, walls)
-        return EXIT_OK
-    title = Path(args.conf).stem if args.conf else "workload conf"
-    summary, wall = _run_one(workload, args.conf, settings, out, args, title)
-    print_summary([title], [summary], [wall])
+            if title in [seen for seen, _ in runs]:
+                title = f"{title}-{len(runs) + 1}"
+            runs.append((title, conf_path))
+    else:
+        runs = [(Path(args.conf).stem if args.conf else "workload conf", args.conf)]
+    results = [_run_one(workload, conf_path, settings, args, title) for title, conf_path in runs]
+    summaries = [summary for _, summary in results]
+    _fail_if_strict(args, settings, summaries)
+    if out is not None:
+        for (title, _), (sim, summary) in zip(runs, results, strict=True):
+            write_outputs(sim, summary, out / title if args.compare else out, wall_clock=args.wall_clock)
+    walls = [sim.wall_seconds for sim, _ in results]
+    print_summary([title for title, _ in runs], summaries, walls, stdout_console())
     return EXIT_OK

@@ -66,7 +66,12 @@ from typing import TYPE_CHECKING, Any
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.types import PERMIT, REJECT, EvictionContext, EvictionKind
 from fumarole.framework.interface import Event, EventHandler
-from fumarole.plugins.util import deduct_sch_gated_resources, format_resource_names, record_unschedulable
+from fumarole.plugins.util import (
+    deduct_sch_gated_resources,
+    format_resource_names,
+    record_unschedulable,
+    refusals,
+)
 from loguru import logger
 
 from .arguments import (
@@ -236,28 +241,50 @@ class CapacityPlugin:
     def queue_allocatable(attr: QueueAttr, candidate: TaskInfo) -> bool:
         """``queueAllocatableWithReserved`` without gate reservations: ``allocated + req <= real
         capability`` on the dimensions the candidate requests (``pods`` ignored)."""
+        return not CapacityPlugin.queue_refusal(attr, candidate)
+
+    @staticmethod
+    def queue_refusal(attr: QueueAttr, candidate: TaskInfo) -> str:
+        """Why ``queue_allocatable`` is False (naming the queue and the resources), or ""."""
         future_used = attr.allocated.clone().add(candidate.resreq)
         allocatable, names = future_used.less_equal_with_dimension_and_resources_name(
             attr.real_capability, candidate.resreq
         )
-        if not allocatable:
-            logger.debug(
-                "[capacity] queue <{}>: realCapability <{}>, allocated <{}>; candidate <{}> request <{}> "
-                "exceeds on {}",
-                attr.name,
-                attr.real_capability,
-                attr.allocated,
-                candidate.name,
-                candidate.resreq,
-                names,
-            )
-        return allocatable
+        if allocatable:
+            return ""
+        logger.debug(
+            "[capacity] queue <{}>: realCapability <{}>, allocated <{}>; candidate <{}> request <{}> "
+            "exceeds on {}",
+            attr.name,
+            attr.real_capability,
+            attr.allocated,
+            candidate.name,
+            candidate.resreq,
+            names,
+        )
+        return refusals.over_limit(
+            attr.name,
+            "is at its capability",
+            "realCapability",
+            attr.allocated,
+            candidate.resreq,
+            attr.real_capability,
+            names,
+        )
 
-    def _allocatable_in(self, attrs: dict[str, QueueAttr], queue: QueueInfo, candidate: TaskInfo) -> bool:
+    def _refusal_in(self, attrs: dict[str, QueueAttr], queue: QueueInfo, candidate: TaskInfo) -> str:
+        """The first queue of the chain (the queue, then its ancestors) that cannot take the candidate."""
         chain = self._chain(attrs, queue.uid)
         if chain is None:
-            return False
-        return all(self.queue_allocatable(attr, candidate) for attr in chain)
+            return f"queue {queue.name} has no job known to capacity"
+        for attr in chain:
+            why = self.queue_refusal(attr, candidate)
+            if why:
+                return why
+        return ""
+
+    def _allocatable_in(self, attrs: dict[str, QueueAttr], queue: QueueInfo, candidate: TaskInfo) -> bool:
+        return not self._refusal_in(attrs, queue, candidate)
 
     # ------------------------------------------------------------------ queue order
     def queue_order(self, left: QueueInfo, right: QueueInfo) -> int:
@@ -361,19 +388,26 @@ class CapacityPlugin:
 
     # ------------------------------------------------------------------ allocation
     def allocatable(self, queue: QueueInfo, candidate: TaskInfo) -> bool:
+        why = self.allocatable_refusal(queue, candidate)
+        if why:
+            self.ssn.decisions.refusals.task(candidate.uid, why)
+        return not why
+
+    def allocatable_refusal(self, queue: QueueInfo, candidate: TaskInfo) -> str:
+        """Why ``allocatable`` refuses the candidate, or ""."""
         if not queue.is_open():
             logger.debug(
                 "[capacity] queue <{}> is {}, cannot allocate <{}>", queue.name, queue.state, candidate.name
             )
-            return False
+            return refusals.closed(queue.name, queue.state, "pods")
         if self._not_ready():
-            return False
+            return "the queue hierarchy is invalid (capacity plugin): no queue takes pods"
         if self.hierarchy_enabled and not self.is_leaf_queue(queue.uid):
             logger.debug(
                 "[capacity] queue <{}> is not a leaf queue, cannot allocate <{}>", queue.name, candidate.name
             )
-            return False
-        return self._allocatable_in(self.queue_opts, queue, candidate)
+            return f"queue {queue.name} is not a leaf queue: only leaf queues take pods"
+        return self._refusal_in(self.queue_opts, queue, candidate)
 
     # ------------------------------------------------------------------ enqueue
     def _job_enqueueable_in(self, attr: QueueAttr, job: JobInfo) -> tuple[bool, list[str]]:
@@ -394,6 +428,7 @@ class CapacityPlugin:
             return REJECT
         if not queue.is_open():
             logger.debug("[capacity] queue <{}> is {}, reject job <{}>", queue.name, queue.state, job.uid)
+            self.ssn.decisions.refusals.job(job.uid, refusals.closed(queue.name, queue.state, "PodGroups"))
             return REJECT
         if not job.has_min_resources():
             return PERMIT

@@ -3,7 +3,8 @@
 Spec: ``pkg/scheduler/plugins/nodeorder/nodeorder.go``. Arguments (``<name>.weight``, integers):
 ``leastrequested`` 1, ``mostrequested`` 0, ``nodeaffinity`` 2, ``podaffinity`` 2,
 ``balancedresource`` 1, ``tainttoleration`` 3, ``imagelocality`` 1, ``podtopologyspread`` 2; a
-scorer whose weight is 0 is not built. Registers, gated by ``enableNodeOrder``, the batch form of
+scorer whose weight is 0 is not built. ``selectorspread.weight`` (read by v1.7.0 to v1.8.x only) is
+accepted, ignored, with an obsolete-key warning. Registers, gated by ``enableNodeOrder``, the batch form of
 ``node_order`` (columnar over the candidate rows): the sum of
 
 * upstream's NodeOrderFn: ``imagelocality.weight × ImageLocality`` raw score (Volcano registers it
@@ -28,10 +29,11 @@ scorer modules for their own notes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from fumarole.framework.interface import PluginArguments
+from fumarole.framework.obsolete import ObsoleteKey
 from pydantic import Field, StrictInt
 
 from .balanced_allocation import balanced_allocation_scores
@@ -62,6 +64,15 @@ POD_TOPOLOGY_SPREAD_WEIGHT = "podtopologyspread.weight"
 
 class NodeOrderArguments(PluginArguments):
     """The arguments ``calculateWeight`` reads (Go ints; anything else is rejected)."""
+
+    obsolete_keys: ClassVar[tuple[ObsoleteKey, ...]] = (
+        ObsoleteKey(
+            "selectorspread.weight",
+            "v1.7.0 to v1.8.x",
+            "v1.9.0 dropped it with Kubernetes' SelectorSpread score (podtopologyspread.weight weighs "
+            "spreading)",
+        ),
+    )
 
     least_requested: StrictInt = Field(1, alias="leastrequested.weight")
     most_requested: StrictInt = Field(0, alias="mostrequested.weight")

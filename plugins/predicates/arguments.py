@@ -15,8 +15,6 @@ predicate.NodeVolumeLimitsEnable             true     none: fumarole models no v
 predicate.VolumeZoneEnable                   true     none: fumarole models no volumes
 predicate.VolumeBindingEnable                true     none: fumarole models no volumes
 predicate.PodTopologySpreadEnable            true     none: Pod objects carry no topologySpreadConstraints
-predicate.DynamicResourceAllocationEnable    (gate)   none: upstream never reads it; no DRA in fumarole
-predicate.ProportionalEnable                 false    none: legacy key (moved to resource-strategy-fit)
 volumebinding.bindTimeoutSeconds             600      none (volume binding)
 volumebinding.weight                         1        none (volume binding score)
 volumebinding.shape                          -        none (volume binding score)
@@ -24,12 +22,50 @@ dynamicresources.filterTimeoutSeconds        10       none (DRA)
 ===========================================  =======  ==============================================
 
 Booleans follow ``Arguments.GetBool``: a YAML boolean or a string ``strconv.ParseBool`` accepts.
+
+Keys earlier releases read (``OBSOLETE_KEYS``, ``framework.obsolete``) are accepted with a warning and
+ignored, as the current release ignores them: the GPU keys (v1.5.0 to v1.8.x, moved to the
+deviceshare plugin in v1.9.0, still in the Ascend plugin's shipped confs), the proportional keys
+(v1.5.0 to v1.12.x, moved to resource-strategy-fit in v1.13.0) and
+``predicate.DynamicResourceAllocationEnable`` (read by v1.12.0 to v1.14.x only; since v1.15.0
+Kubernetes' feature gate decides). Spec: ``predicates.go`` constants and ``New`` at each tag.
 """
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from fumarole.framework.api.go_bool import GoBool
+from fumarole.framework.obsolete import ObsoleteKey
 from pydantic import BaseModel, ConfigDict, Field, StrictInt
+
+_DEVICESHARE = "since v1.9.0 the deviceshare plugin reads deviceshare.{}"
+_PROPORTIONAL = "since v1.13.0 the resource-strategy-fit plugin reads proportional.{}"
+
+OBSOLETE_KEYS: tuple[ObsoleteKey, ...] = (
+    ObsoleteKey("predicate.GPUSharingEnable", "v1.5.0 to v1.8.x", _DEVICESHARE.format("GPUSharingEnable")),
+    ObsoleteKey("predicate.GPUNumberEnable", "v1.7.0 to v1.8.x", _DEVICESHARE.format("GPUNumberEnable")),
+    ObsoleteKey("predicate.NodeLockEnable", "v1.8.x only", _DEVICESHARE.format("NodeLockEnable")),
+    ObsoleteKey("predicate.VGPUEnable", "v1.8.x only", _DEVICESHARE.format("VGPUEnable")),
+    ObsoleteKey("predicate.ProportionalEnable", "v1.5.0 to v1.12.x", _PROPORTIONAL.format("enable")),
+    ObsoleteKey("predicate.resources", "v1.5.0 to v1.12.x", _PROPORTIONAL.format("resources")),
+    ObsoleteKey(
+        "predicate.resources.<name>.cpu",
+        "v1.5.0 to v1.12.x",
+        _PROPORTIONAL.format("resourceProportion.<name>.cpu"),
+    ),
+    ObsoleteKey(
+        "predicate.resources.<name>.memory",
+        "v1.5.0 to v1.12.x",
+        _PROPORTIONAL.format("resourceProportion.<name>.memory"),
+    ),
+    ObsoleteKey(
+        "predicate.DynamicResourceAllocationEnable",
+        "v1.12.0 to v1.14.x",
+        "since v1.15.0 Kubernetes' DynamicResourceAllocation feature gate decides",
+    ),
+)
+"""The keys earlier Volcano releases read and the current one ignores."""
 
 
 class ShapePoint(BaseModel):
@@ -45,6 +81,7 @@ class PredicatesArguments(BaseModel):
     """Typed view of the plugin's ``arguments``."""
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
+    obsolete_keys: ClassVar[tuple[ObsoleteKey, ...]] = OBSOLETE_KEYS
 
     node_affinity_enable: GoBool = Field(True, alias="predicate.NodeAffinityEnable")
     node_ports_enable: GoBool = Field(True, alias="predicate.NodePortsEnable")
@@ -55,10 +92,6 @@ class PredicatesArguments(BaseModel):
     pod_topology_spread_enable: GoBool = Field(True, alias="predicate.PodTopologySpreadEnable")
     volume_binding_enable: GoBool = Field(True, alias="predicate.VolumeBindingEnable")
     cache_enable: GoBool = Field(False, alias="predicate.CacheEnable")
-    dynamic_resource_allocation_enable: GoBool = Field(
-        True, alias="predicate.DynamicResourceAllocationEnable"
-    )
-    proportional_enable: GoBool = Field(False, alias="predicate.ProportionalEnable")
     volume_binding_timeout_seconds: StrictInt = Field(600, alias="volumebinding.bindTimeoutSeconds")
     volume_binding_weight: StrictInt = Field(1, alias="volumebinding.weight")
     volume_binding_shape: list[ShapePoint] | None = Field(None, alias="volumebinding.shape")
@@ -70,8 +103,6 @@ NO_EFFECT_KEYS: tuple[str, ...] = (
     "predicate.VolumeZoneEnable",
     "predicate.VolumeBindingEnable",
     "predicate.PodTopologySpreadEnable",
-    "predicate.DynamicResourceAllocationEnable",
-    "predicate.ProportionalEnable",
     "volumebinding.bindTimeoutSeconds",
     "volumebinding.weight",
     "volumebinding.shape",

@@ -165,7 +165,7 @@ def workdir(tmp_path: Path) -> Path:
         pytest.param(
             ["binary.yaml"],
             1,
-            ["binary.yaml:2: not UTF-8 text (byte 0xe9)", "binary.yaml: 1 problem"],
+            ["binary.yaml:2: not UTF-8 text (byte 0xe9 at offset 25)", "binary.yaml: 1 problem"],
             [],
             id="not-text",
         ),
@@ -401,3 +401,91 @@ def test_show_prints_a_conf_that_loads_to_the_same_conf(fumarole: Run, tmp_path:
     assert written.to_yaml() == load_conf(path, registry, apply_defaults=False).to_yaml()
     again = fumarole("conf", "show", "shown.yaml", cwd=tmp_path, paths=())
     assert again.stdout.split("\n", 1)[1] == shown.stdout.split("\n", 1)[1]  # the same but for the name
+
+
+# ---------------------------------------------------------------------------------------- real confs
+CORPUS = ROOT / "tests" / "fixtures" / "confs"
+GPU_WARNINGS = [
+    "{file}:{line}: warning: predicates argument predicate.GPUSharingEnable is obsolete: read by Volcano "
+    "v1.5.0 to v1.8.x; since v1.9.0 the deviceshare plugin reads deviceshare.GPUSharingEnable; ignored "
+    "[obsolete-key]",
+    "{file}:{next}: warning: predicates argument predicate.GPUNumberEnable is obsolete: read by Volcano "
+    "v1.7.0 to v1.8.x; since v1.9.0 the deviceshare plugin reads deviceshare.GPUNumberEnable; ignored "
+    "[obsolete-key]",
+]
+SLA = "'sla' is a Volcano plugin (since v1.5.0) that fumarole does not implement"
+CI_WARNINGS = [
+    "ci.conf:11: warning: plugin 'sla' skipped (--skip-unsupported): a Volcano plugin (since v1.5.0) that "
+    "fumarole does not implement [unsupported-skipped]",
+    "ci.conf:18: warning: predicates argument predicate.DynamicResourceAllocationEnable is obsolete: read by "
+    "Volcano v1.12.0 to v1.14.x; since v1.15.0 Kubernetes' DynamicResourceAllocation feature gate decides; "
+    "ignored [obsolete-key]",
+    "ci.conf: ok, 2 warnings",
+]
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    for name, source in {
+        "v1.15.0.yaml": "ascend/volcano-v1.15.0.yaml",
+        "installer.yaml": "ascend/installer-v1.15.0-excerpt.yaml",
+        "ci.conf": "volcano/volcano-scheduler-ci.conf",
+    }.items():
+        (tmp_path / name).write_bytes((CORPUS / source).read_bytes())
+    return tmp_path
+
+
+def _gpu_warnings(file: str, line: int) -> list[str]:
+    return [warning.format(file=file, line=line, next=line + 1) for warning in GPU_WARNINGS]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "status", "stdout"),
+    [
+        pytest.param(
+            ["v1.15.0.yaml"],
+            {},
+            0,
+            [*_gpu_warnings("v1.15.0.yaml", 25), "v1.15.0.yaml: ok, 2 warnings"],
+            id="ascend",
+        ),
+        pytest.param(
+            ["installer.yaml"],
+            {},
+            0,
+            [*_gpu_warnings("installer.yaml", 288), "installer.yaml: ok, 2 warnings"],
+            id="whole-installer",
+        ),
+        pytest.param(
+            ["ci.conf"],
+            {},
+            1,
+            [
+                f"ci.conf:11: tiers[0].plugins[3].name: {SLA}; --skip-unsupported "
+                "(FUMAROLE_SKIP_UNSUPPORTED=true) skips it",
+                "ci.conf: 1 problem",
+            ],
+            id="volcano-ci-conf",
+        ),
+        pytest.param(["--skip-unsupported", "ci.conf"], {}, 0, CI_WARNINGS, id="skip-unsupported"),
+        pytest.param(
+            ["ci.conf"], {"FUMAROLE_SKIP_UNSUPPORTED": "true"}, 0, CI_WARNINGS, id="skip-from-the-env"
+        ),
+    ],
+)
+def test_validate_real_confs(
+    fumarole: Run, corpus: Path, args: list[str], env: dict[str, str], status: int, stdout: list[str]
+) -> None:
+    # the warnings are the output: not logged again on standard error
+    result = fumarole("conf", "validate", *args, cwd=corpus, env=env, paths=())
+    assert (result.returncode, result.stdout.splitlines(), result.stderr) == (status, stdout, "")
+
+
+def test_show_prints_an_old_conf_as_fumarole_reads_it(fumarole: Run, corpus: Path) -> None:
+    shown = fumarole("conf", "show", "--no-defaults", "v1.15.0.yaml", cwd=corpus, paths=())
+    assert shown.returncode == 0
+    assert "predicate.GPUSharingEnable is obsolete" in shown.stderr  # logged, as schedule logs it
+    assert "predicate.GPU" not in shown.stdout and "volcano-npu_v6.0.RC1_linux-x86_64" in shown.stdout
+    (corpus / "shown.yaml").write_text(shown.stdout)
+    validated = fumarole("conf", "validate", "shown.yaml", cwd=corpus, paths=())
+    assert (validated.returncode, validated.stdout) == (0, "shown.yaml: ok\n")

@@ -32,7 +32,8 @@ BASE = ["--conf", "conf-firstfit.yaml", "--snapshot", "cluster.yaml", "--snapsho
 BIG_PENDING = {
     "pod": "ns/big",
     "podgroup": "ns/pg2",
-    "reason": "0/2 nodes are unavailable: 2 not enough idle resources.",
+    "reason": "Pod ns/big requests cpu 8, more than any node offers "
+    "(the largest allocatable cpu is 4, on n2)",
 }
 
 
@@ -41,17 +42,23 @@ def _cycle(
     binds: list[tuple[str, str]],
     podgroups: list[tuple[str, str]],
     pending: list[dict[str, str]] | None = None,
+    action: str = "bindfirst",
 ) -> dict[str, Any]:
+    """A cycle's exact JSON under a conf whose plugins write no PodGroup condition (firstfit)."""
     return {
         "cycle": number,
-        "binds": [{"pod": pod, "node": node} for pod, node in binds],
+        "binds": [{"pod": pod, "node": node, "action": action} for pod, node in binds],
         "evictions": [],
         "pipelined": [],
-        "podgroups": [{"podgroup": pg, "phase": phase} for pg, phase in podgroups],
+        "podgroups": [{"podgroup": pg, "phase": phase, "conditions": []} for pg, phase in podgroups],
         "pending": pending or [],
         "nominations": [],
         "excess_evictions": 0,
     }
+
+
+def _output(*cycles: dict[str, Any], warnings: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    return {"cycles": list(cycles), "warnings": warnings or []}
 
 
 CYCLE_1 = _cycle(
@@ -78,7 +85,7 @@ def succeeded(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------- cycles
 def test_one_cycle_prints_the_exact_json(workdir: Path) -> None:
-    assert succeeded(schedule(workdir, *BASE)) == {"cycles": [CYCLE_1]}
+    assert succeeded(schedule(workdir, *BASE)) == _output(CYCLE_1)
 
 
 def test_json_is_the_default_format_when_not_a_terminal(workdir: Path) -> None:
@@ -90,40 +97,37 @@ def test_json_is_the_default_format_when_not_a_terminal(workdir: Path) -> None:
 
 def test_binds_become_running_pods_before_the_next_cycle(workdir: Path) -> None:
     output = succeeded(schedule(workdir, *BASE, "--cycles", "3"))
-    assert output == {
-        "cycles": [
-            CYCLE_1,
-            _cycle(2, [], [("ns/pg1", "Running"), ("ns/pg2", "Pending")], [BIG_PENDING]),
-            _cycle(3, [], [("ns/pg1", "Running"), ("ns/pg2", "Pending")], [BIG_PENDING]),
-        ]
-    }
+    assert output == _output(
+        CYCLE_1,
+        _cycle(2, [], [("ns/pg1", "Running"), ("ns/pg2", "Pending")], [BIG_PENDING]),
+        _cycle(3, [], [("ns/pg1", "Running"), ("ns/pg2", "Pending")], [BIG_PENDING]),
+    )
 
 
 def test_changes_files_apply_after_each_cycle(workdir: Path) -> None:
     output = succeeded(schedule(workdir, *BASE, "--then", "then-grow.yaml", "--then", "then-swap.yaml"))
     # --cycles defaults to 1 + 2 files. A bind leaves its PodGroup's phase as it was (the task is only
     # Binding); in cycle 3 pg1 has one running pod of minMember 2 left, so Volcano's rule makes it Pending.
-    assert output == {
-        "cycles": [
-            CYCLE_1,
-            _cycle(2, [("ns/big", "n2")], [("ns/pg1", "Running"), ("ns/pg2", "Pending")]),
-            _cycle(
-                3, [("ns/c", "n2")], [("ns/pg1", "Pending"), ("ns/pg2", "Running"), ("ns/pg3", "Pending")]
-            ),
-        ]
-    }
+    assert output == _output(
+        CYCLE_1,
+        _cycle(2, [("ns/big", "n2")], [("ns/pg1", "Running"), ("ns/pg2", "Pending")]),
+        _cycle(3, [("ns/c", "n2")], [("ns/pg1", "Pending"), ("ns/pg2", "Running"), ("ns/pg3", "Pending")]),
+    )
 
 
 def test_more_cycles_than_changes_files(workdir: Path) -> None:
     output = succeeded(schedule(workdir, *BASE, "--then", "then-grow.yaml", "--cycles", "3"))
     assert [cycle["binds"] for cycle in output["cycles"]] == [
-        [{"pod": "ns/a-0", "node": "n1"}, {"pod": "ns/a-1", "node": "n2"}],
-        [{"pod": "ns/big", "node": "n2"}],
+        [
+            {"pod": "ns/a-0", "node": "n1", "action": "bindfirst"},
+            {"pod": "ns/a-1", "node": "n2", "action": "bindfirst"},
+        ],
+        [{"pod": "ns/big", "node": "n2", "action": "bindfirst"}],
         [],
     ]
     assert output["cycles"][2]["podgroups"] == [
-        {"podgroup": "ns/pg1", "phase": "Running"},
-        {"podgroup": "ns/pg2", "phase": "Running"},
+        {"podgroup": "ns/pg1", "phase": "Running", "conditions": []},
+        {"podgroup": "ns/pg2", "phase": "Running", "conditions": []},
     ]
 
 
@@ -152,17 +156,36 @@ def test_reference_manifests_end_to_end(tmp_path: Path) -> None:
         "pods.yaml",
     ]
     args = ["--conf", "conf.yaml", *[arg for name in snapshots for arg in ("--snapshot", name)]]
-    assert succeeded(schedule(tmp_path, *args, "--cycles", "2")) == {
-        "cycles": [
-            _cycle(1, [("default/web-0", "pai-node-00")], [("default/test-pg", "Pending")]),
-            _cycle(2, [], [("default/test-pg", "Running")]),
-        ]
-    }
+    result = schedule(tmp_path, *args, "--cycles", "2")
+    # The Volcano Job is expanded into its PodGroup test-job-<uid> (uid default-test-job) and six pods
+    # (framework/cache/controllers/volcano_job.py); the test action binds every pod where it fits.
+    assert (result.returncode, result.stderr) == (
+        0,
+        "WARNING  Job default/test-job expanded as Volcano's job controller does: PodGroup "
+        "test-job-default-test-job, pods test-job-default-nginx-0 … test-job-default-nginx-5 (6 pods); "
+        "admission defaults: task default-nginx minAvailable 6 [defaulted]\n",
+    )
+    job_pods = [(f"default/test-job-default-nginx-{index}", "pai-node-00") for index in range(6)]
+    job_pg = "default/test-job-default-test-job"
+    expanded = (
+        "Job default/test-job expanded as Volcano's job controller does: PodGroup "
+        "test-job-default-test-job, pods test-job-default-nginx-0 … test-job-default-nginx-5 (6 pods); "
+        "admission defaults: task default-nginx minAvailable 6"
+    )
+    assert json.loads(result.stdout) == _output(
+        _cycle(
+            1,
+            [*job_pods, ("default/web-0", "pai-node-00")],
+            [(job_pg, "Pending"), ("default/test-pg", "Pending")],
+        ),
+        _cycle(2, [], [(job_pg, "Running"), ("default/test-pg", "Running")]),
+        warnings=[{"code": "defaulted", "subject": "Job default/test-job", "text": expanded}],
+    )
 
 
 # ---------------------------------------------------------------------------------------- table output
 def test_table_format_prints_each_cycle(workdir: Path) -> None:
-    shutil.copy(MANIFESTS / "vcjob-basic.yaml", workdir / "vcjob.yaml")
+    shutil.copy(MANIFESTS / "fgd-test-scheduler-config.yaml", workdir / "other.yaml")
     (workdir / "extra.yaml").write_text(
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lost\n  namespace: ns\n"
         "  annotations: {scheduling.k8s.io/group-name: ghost}\n"
@@ -174,7 +197,7 @@ def test_table_format_prints_each_cycle(workdir: Path) -> None:
             "--snapshot",
             "extra.yaml",
             "--snapshot",
-            "vcjob.yaml",
+            "other.yaml",
             "--then",
             "then-grow.yaml",
             "--format",
@@ -195,14 +218,15 @@ def test_table_format_prints_each_cycle(workdir: Path) -> None:
         "ns/a-1 n2 bindfirst",
         "ns/pg1 Pending",
         "ns/pg2 Pending",
-        "ns/big 0/2 nodes are unavailable: 2 not enough idle resources.",
+        "ns/big " + BIG_PENDING["reason"],
         "ns/big n2 bindfirst",
         "ns/pg1 Running",
         "ns/pg2 Pending",
+        "kind-ignored other.yaml: 1 KubeSchedulerConfiguration object ignored: fumarole does not read this "
+        "kind",
+        "pod-left-out PodGroup ns/ghost not found: its pods (ns/lost) are left out",
     ]
-    assert "warnings:" in lines
-    assert "PodGroup ns/ghost not found: its pods (ns/lost) are left out" in lines
-    assert lines[-1] == "ignored objects of other kinds: 1 Job"
+    assert "Warnings about the input (2)" in lines
 
 
 # ---------------------------------------------------------------------------------------- settings
@@ -210,12 +234,12 @@ def test_conf_from_the_environment(workdir: Path) -> None:
     env = {"FUMAROLE_CONF": "conf-firstfit.yaml"}
     assert succeeded(
         schedule(workdir, "--snapshot", "cluster.yaml", "--snapshot", "workload.yaml", env=env)
-    ) == {"cycles": [CYCLE_1]}
+    ) == _output(CYCLE_1)
 
 
 def test_the_conf_option_wins_over_the_environment(workdir: Path) -> None:
     env = {"FUMAROLE_CONF": "absent.yaml"}
-    assert succeeded(schedule(workdir, *BASE, env=env)) == {"cycles": [CYCLE_1]}
+    assert succeeded(schedule(workdir, *BASE, env=env)) == _output(CYCLE_1)
 
 
 def test_without_a_conf_volcanos_default_conf_is_used(workdir: Path) -> None:
@@ -233,25 +257,143 @@ def test_without_a_conf_volcanos_default_conf_is_used(workdir: Path) -> None:
     )
 
 
+def test_default_conf_explains_every_pending_pod_and_podgroup(workdir: Path) -> None:
+    # Volcano's default conf: proportion refuses ns/big (the queue deserves 6 cpu) and Volcano would
+    # say nothing; what blocks it for good is its size. The gang plugin writes each PodGroup's
+    # condition, and the binds name allocate.
+    result = schedule(workdir, "--snapshot", "cluster.yaml", "--snapshot", "workload.yaml")
+    gang_message = (
+        "1/1 tasks in gang unschedulable: pod group is not ready, 1 Pending, 1 minAvailable; "
+        "Pending: 1 Unschedulable"
+    )
+    assert succeeded(result) == _output(
+        {
+            "cycle": 1,
+            "binds": [
+                {"pod": "ns/a-0", "node": "n2", "action": "allocate"},
+                {"pod": "ns/a-1", "node": "n2", "action": "allocate"},
+            ],
+            "evictions": [],
+            "pipelined": [],
+            "podgroups": [
+                {
+                    "podgroup": "ns/pg1",
+                    "phase": "Inqueue",
+                    "conditions": [
+                        {
+                            "type": "Scheduled",
+                            "status": "True",
+                            "reason": "tasks in gang are ready to be scheduled",
+                            "message": "",
+                        }
+                    ],
+                },
+                {
+                    "podgroup": "ns/pg2",
+                    "phase": "Inqueue",
+                    "conditions": [
+                        {
+                            "type": "Unschedulable",
+                            "status": "True",
+                            "reason": "NotEnoughResources",
+                            "message": gang_message,
+                        }
+                    ],
+                },
+            ],
+            "pending": [BIG_PENDING],
+        }
+    )
+
+
 def test_log_level_from_the_environment(workdir: Path) -> None:
     result = schedule(workdir, *BASE, env={"FUMAROLE_LOG_LEVEL": "INFO"})
     assert result.returncode == 0
     assert "INFO     cycle 1: 2 binds, 0 evictions, 0 pipelined" in result.stderr.splitlines()
-    assert json.loads(result.stdout) == {"cycles": [CYCLE_1]}
+    assert json.loads(result.stdout)["cycles"] == [CYCLE_1]
 
 
-def test_warnings_go_to_stderr(workdir: Path) -> None:
-    (workdir / "extra.yaml").write_text(
-        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lost\n  namespace: ns\n"
-        "  annotations: {scheduling.k8s.io/group-name: ghost}\n"
+LOST_POD = (
+    "apiVersion: v1\nkind: Pod\nmetadata:\n  name: lost\n  namespace: ns\n"
+    "  annotations: {scheduling.k8s.io/group-name: ghost}\n"
+)
+DEPLOYMENT = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: web, namespace: ns}\n"
+"""A changes file holding only a kind the scheduler does not read."""
+LOST = {
+    "code": "pod-left-out",
+    "subject": "PodGroup ns/ghost",
+    "text": "PodGroup ns/ghost not found: its pods (ns/lost) are left out",
+}
+JOB_IGNORED = {
+    "code": "kind-ignored",
+    "subject": "batch-job.yaml",
+    "text": "batch-job.yaml: 1 Job object ignored: not an apiVersion fumarole reads for Job "
+    "(batch.volcano.sh/v1alpha1)",
+}
+BATCH_JOB = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: once, namespace: ns}\n"
+"""A Kubernetes batch/v1 Job: not a kind the scheduler reads (a Volcano Job is)."""
+DEPLOYMENT_IGNORED = {
+    "code": "kind-ignored",
+    "subject": "then-deploy.yaml",
+    "text": "then-deploy.yaml: 1 DaemonSet object ignored: fumarole does not read this kind",
+}
+
+
+@pytest.fixture
+def warned(workdir: Path) -> Path:
+    """The CLI cluster plus a pod whose PodGroup is missing, a batch/v1 Job (an ignored kind) and a
+    changes file with a DaemonSet (ignored too)."""
+    (workdir / "extra.yaml").write_text(LOST_POD)
+    (workdir / "batch-job.yaml").write_text(BATCH_JOB)
+    (workdir / "then-deploy.yaml").write_text(DEPLOYMENT)
+    return workdir
+
+
+WARNED = [*BASE, "--snapshot", "batch-job.yaml", "--snapshot", "extra.yaml"]
+
+
+def _line(warning: dict[str, str]) -> str:
+    text = (
+        warning["text"]
+        if warning["subject"] in warning["text"]
+        else f"{warning['subject']}: {warning['text']}"
     )
-    result = schedule(workdir, *BASE, "--snapshot", "extra.yaml")
+    return f"{text} [{warning['code']}]"
+
+
+def test_warnings_go_to_stderr_once_each_and_into_the_json(warned: Path) -> None:
+    result = schedule(warned, *WARNED, "--then", "then-deploy.yaml", "--cycles", "3")
     assert result.returncode == 0
-    assert (
-        result.stderr
-        == "WARNING  PodGroup ns/ghost not found: its pods (ns/lost) are left out [pod-left-out]\n"
-    )
-    assert json.loads(result.stdout) == {"cycles": [CYCLE_1]}
+    # in the order seen: the snapshot files as loaded, the first cycle's snapshot, the --then file;
+    # the pod left out is seen again by every cycle and said once
+    order = [JOB_IGNORED, LOST, DEPLOYMENT_IGNORED]
+    assert result.stderr == "".join(f"WARNING  {_line(w)}\n" for w in order)
+    output = json.loads(result.stdout)
+    assert output["warnings"] == order
+    assert output["cycles"][0] == CYCLE_1
+
+
+@pytest.mark.parametrize(
+    ("option", "env"),
+    [
+        pytest.param(["--strict"], {}, id="option"),
+        pytest.param([], {"FUMAROLE_STRICT": "1"}, id="environment"),
+        pytest.param(["--strict"], {"FUMAROLE_STRICT": "0"}, id="option-wins-over-environment-off"),
+    ],
+)
+def test_strict_makes_every_warning_an_error(warned: Path, option: list[str], env: dict[str, str]) -> None:
+    for output_format in ("json", "table"):
+        result = schedule(
+            warned, *WARNED, "--then", "then-deploy.yaml", "--format", output_format, *option, env=env
+        )
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr == "".join(
+            f"fumarole: {_line(w)} (--strict)\n" for w in (JOB_IGNORED, LOST, DEPLOYMENT_IGNORED)
+        )
+
+
+def test_strict_without_warnings_prints_the_output(workdir: Path) -> None:
+    assert succeeded(schedule(workdir, *BASE, "--strict")) == _output(CYCLE_1)
 
 
 def test_an_invalid_setting_is_a_usage_error(workdir: Path) -> None:
@@ -411,4 +553,150 @@ def test_usage_errors_come_from_argparse(workdir: Path) -> None:
     assert (
         result.stderr.splitlines()[-1]
         == "fumarole schedule: error: the following arguments are required: --snapshot"
+    )
+
+
+# ---------------------------------------------------------------------------------------- real confs
+CONF_CORPUS = FIXTURES / "confs"
+NPU_SCENARIO = (
+    ROOT
+    / "tests"
+    / "scenarios"
+    / "confs"
+    / "npu-inference-training"
+    / "test_restart_returns_to_cached_nodes.yaml"
+)
+
+
+@pytest.fixture
+def npu_cluster(tmp_path: Path) -> Path:
+    """Three 910B nodes and a training job of two 4-chip ranks (the objects of NPU_SCENARIO)."""
+    import yaml
+
+    objects = yaml.safe_load(NPU_SCENARIO.read_text())["objects"]
+    (tmp_path / "cluster.yaml").write_text(yaml.safe_dump_all(objects))
+    for source in ("ascend/volcano-v1.9.0.yaml", "ascend/installer-v1.15.0-excerpt.yaml"):
+        shutil.copy(CONF_CORPUS / source, tmp_path / Path(source).name)
+    shutil.copy(CONF_CORPUS / "volcano" / "volcano-scheduler-ci.conf", tmp_path / "ci.conf")
+    shutil.copy(MANIFESTS / "fgd-test-scheduler-config.yaml", tmp_path / "kube-scheduler.yaml")
+    return tmp_path
+
+
+@pytest.mark.parametrize("conf", ["volcano-v1.9.0.yaml", "installer-v1.15.0-excerpt.yaml"])
+def test_the_ascend_confs_schedule_a_910b_job(npu_cluster: Path, conf: str) -> None:
+    result = schedule(npu_cluster, "--conf", conf, "--snapshot", "cluster.yaml", "--format", "json")
+    assert result.returncode == 0
+    binds = [(bind["pod"], bind["node"]) for bind in json.loads(result.stdout)["cycles"][0]["binds"]]
+    assert binds == [("default/job-a-worker-0", "node-1"), ("default/job-a-worker-1", "node-0")]
+    assert "predicate.GPUSharingEnable is obsolete" in result.stderr  # the conf's warnings are said
+    assert "predicate.GPUNumberEnable is obsolete" in result.stderr
+
+
+def test_a_conf_naming_what_fumarole_lacks_runs_with_skip_unsupported(npu_cluster: Path) -> None:
+    args = ["--conf", "ci.conf", "--snapshot", "cluster.yaml", "--format", "json"]
+    refused = schedule(npu_cluster, *args)
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "fumarole: ci.conf:11: tiers[0].plugins[3].name: 'sla' is a Volcano plugin (since v1.5.0) that "
+        "fumarole does not implement; --skip-unsupported (FUMAROLE_SKIP_UNSUPPORTED=true) skips it\n"
+    )
+    for run in (
+        schedule(npu_cluster, *args, "--skip-unsupported"),
+        schedule(npu_cluster, *args, env={"FUMAROLE_SKIP_UNSUPPORTED": "true"}),
+    ):
+        assert run.returncode == 0
+        assert "plugin 'sla' skipped (--skip-unsupported)" in run.stderr
+        assert len(json.loads(run.stdout)["cycles"][0]["binds"]) == 2
+
+
+def test_a_kube_scheduler_configuration_is_refused(npu_cluster: Path) -> None:
+    result = schedule(npu_cluster, "--conf", "kube-scheduler.yaml", "--snapshot", "cluster.yaml")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "fumarole: kube-scheduler.yaml:3: kind: a kube-scheduler KubeSchedulerConfiguration, not a Volcano "
+        "scheduler conf (a Volcano conf has actions and tiers of plugins)\n"
+    )
+
+
+OBSOLETE_CONF = """\
+actions: "bindfirst"
+tiers:
+- plugins:
+  - name: firstfit
+- plugins:
+  - name: predicates
+    arguments:
+      predicate.GPUSharingEnable: true
+"""
+"""The CLI's conf plus a predicates argument Volcano v1.9 stopped reading (an ``obsolete-key`` warning)."""
+OBSOLETE = {
+    "code": "obsolete-key",
+    "subject": "obsolete.yaml:8",
+    "text": "predicates argument predicate.GPUSharingEnable is obsolete: read by Volcano v1.5.0 to v1.8.x; "
+    "since v1.9.0 the deviceshare plugin reads deviceshare.GPUSharingEnable; ignored",
+}
+
+
+def test_the_confs_warnings_come_first(warned: Path) -> None:
+    """The conf loader's warnings (``SchedulerConf.diagnostics``) come before the cluster's, in the JSON,
+    on stderr and under --strict; on stderr a conf warning starts with its file and line."""
+    (warned / "obsolete.yaml").write_text(OBSOLETE_CONF)
+    snapshots = ["--snapshot", "cluster.yaml", "--snapshot", "workload.yaml", "--snapshot", "extra.yaml"]
+    result = schedule(warned, "--conf", "obsolete.yaml", *snapshots, "--then", "then-deploy.yaml")
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["warnings"] == [OBSOLETE, LOST, DEPLOYMENT_IGNORED]
+    assert result.stderr == "".join(f"WARNING  {_line(w)}\n" for w in (OBSOLETE, LOST, DEPLOYMENT_IGNORED))
+    strict = schedule(warned, "--conf", "obsolete.yaml", *snapshots, "--strict")
+    assert (strict.returncode, strict.stdout) == (2, "")
+    assert strict.stderr == "".join(f"fumarole: {_line(w)} (--strict)\n" for w in (OBSOLETE, LOST))
+
+
+# ------------------------------------------------------------------------------------ Kubernetes semantics
+CORPUS = FIXTURES / "corpus"
+
+
+def test_limits_only_gpu_pod_stays_pending_on_a_cluster_without_gpus(tmp_path: Path) -> None:
+    """Issue 11: the pod sets only ``limits: {nvidia.com/gpu: 1}`` and no PodGroup. The API server's
+    defaulting makes the limit its request, Volcano's PodGroup controller gives it a PodGroup, and the
+    GPU it asks for keeps it pending (the reason names the resource) instead of a bind to a CPU node."""
+    for name in ("cpu-cluster.yaml", "limits-only-gpu-pod.yaml"):
+        shutil.copy(CORPUS / name, tmp_path / name)
+    result = schedule(tmp_path, "--snapshot", "cpu-cluster.yaml", "--snapshot", "limits-only-gpu-pod.yaml")
+    assert result.returncode == 0
+    output = json.loads(result.stdout)
+    [cycle] = output["cycles"]
+    assert (cycle["binds"], cycle["evictions"], cycle["pipelined"]) == ([], [], [])
+    assert [(pg["podgroup"], pg["phase"]) for pg in cycle["podgroups"]] == [
+        ("ml/podgroup-ml-cuda-vector-add", "Pending")
+    ]
+    assert cycle["pending"] == [
+        {
+            "pod": "ml/cuda-vector-add",
+            "podgroup": "ml/podgroup-ml-cuda-vector-add",
+            "reason": "Pod ml/cuda-vector-add requests nvidia.com/gpu 1, which no node offers",
+        }
+    ]
+    assert [w["code"] for w in output["warnings"]] == ["defaulted", "defaulted", "defaulted"]
+    assert result.stderr.splitlines() == [
+        "WARNING  Pod ml/cuda-vector-add: requests defaulted from limits, as the API server does: container "
+        "cuda-vector-add: nvidia.com/gpu [defaulted]",
+        "WARNING  PodGroup ml/podgroup-ml-cuda-vector-add created for Pod ml/cuda-vector-add (schedulerName "
+        "volcano, no scheduling.k8s.io/group-name annotation), as Volcano's PodGroup controller does: "
+        "minMember 1, queue default [defaulted]",
+        "WARNING  Queue default is not in the snapshot: it exists implicitly, as Volcano's scheduler creates "
+        "it (weight 1, reclaimable true) [defaulted]",
+    ]
+
+
+def test_a_pod_naming_a_missing_priority_class_is_one_error_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "pod.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web-0, namespace: shop}\n"
+        "spec:\n  schedulerName: volcano\n  priorityClassName: gold\n"
+        "  containers: [{name: c, image: nginx}]\n"
+    )
+    result = schedule(tmp_path, "--snapshot", "pod.yaml")
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "fumarole: pod.yaml: Pod shop/web-0: spec.priorityClassName: no PriorityClass with name gold "
+        "was found\n"
     )

@@ -24,6 +24,7 @@ from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache import ClusterCache, ClusterSnapshot, SnapshotError
 from fumarole.framework.cache.codec import read_file
 from fumarole.framework.conf import SchedulerConf
+from fumarole.framework.diagnostics import Code
 from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
@@ -198,9 +199,9 @@ TWO_CONTAINERS = [
         ),
         pytest.param(
             pod("p", spec={"priorityClassName": "high-pri"}),
-            (TaskStatus.PENDING, "", 1, True),
+            (TaskStatus.PENDING, "", 1000, True),
             ONE_CPU,
-            id="priority-1-whatever-the-priority-class",
+            id="priority-from-the-class-at-admission",
         ),
         pytest.param(
             pod("p", spec={"priority": 50, "priorityClassName": "high-pri"}),
@@ -349,7 +350,8 @@ def test_job_priority_from_priority_classes(
     )
     snapshot = cache.snapshot()
     assert snapshot.jobs["ns/pg"].priority == priority
-    assert snapshot.priority_classes == {pc["metadata"]["name"]: pc["value"] for pc in classes}
+    builtin = {"system-node-critical": 2_000_001_000, "system-cluster-critical": 2_000_000_000}
+    assert snapshot.priority_classes == builtin | {pc["metadata"]["name"]: pc["value"] for pc in classes}
 
 
 def test_reference_podgroup_and_queue_make_a_job(tmp_path: Path) -> None:
@@ -725,15 +727,24 @@ def test_apply_creates_replaces_and_deletes(tmp_path: Path) -> None:
     assert sorted(cache.pods) == ["ns/q", "ns/r"]
     job = cache.snapshot().jobs["ns/pg"]
     assert sorted(t.name for t in job.tasks.values()) == ["q", "r"]
+    # deleting what does not exist changes nothing and is a warning, not an error
+    assert [(d.code, d.subject, d.text) for d in cache.diagnostics] == [
+        (
+            Code.DELETE_MISSING,
+            "Pod ns/absent",
+            f"{changes}: Pod ns/absent: fumarole.io/delete asks to delete an object that does not exist; "
+            "nothing deleted",
+        )
+    ]
 
 
 def test_apply_counts_ignored_kinds_across_files(tmp_path: Path) -> None:
-    cache = ClusterCache.from_files(
-        [str(MANIFESTS / "vcjob-basic.yaml"), str(MANIFESTS / "fgd-test-scheduler-config.yaml")]
-    )
-    assert cache.ignored == Counter({"Job": 1, "KubeSchedulerConfiguration": 1})
-    cache.apply_files([read_file(MANIFESTS / "vcjob-basic.yaml")])
-    assert cache.ignored == Counter({"Job": 2, "KubeSchedulerConfiguration": 1})
+    kinds = ("fgd-test-scheduler-config.yaml", "vcjob-basic.yaml")
+    cache = ClusterCache.from_files([str(MANIFESTS / name) for name in kinds])
+    assert cache.ignored == Counter({"KubeSchedulerConfiguration": 1})
+    assert list(cache.volcano_jobs) == ["default/test-job"]
+    cache.apply_files([read_file(MANIFESTS / "fgd-test-scheduler-config.yaml")])
+    assert cache.ignored == Counter({"KubeSchedulerConfiguration": 2})
 
 
 def test_config_maps_are_kept(tmp_path: Path) -> None:

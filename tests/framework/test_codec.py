@@ -113,7 +113,6 @@ def test_reads_a_multi_document_hypernode_file_in_document_order() -> None:
 @pytest.mark.parametrize(
     ("manifest", "ignored"),
     [
-        pytest.param("vcjob-basic.yaml", {"Job": 1}, id="volcano-job"),
         pytest.param(
             "fgd-test-scheduler-config.yaml", {"KubeSchedulerConfiguration": 1}, id="kube-scheduler-conf"
         ),
@@ -136,6 +135,9 @@ items:
 - apiVersion: apps/v1
   kind: Deployment
   metadata: {name: web, namespace: ns}
+- apiVersion: batch/v1
+  kind: Job
+  metadata: {name: batch-job, namespace: ns}
 - apiVersion: v1
   kind: Pod
   metadata: {name: p1, namespace: ns}
@@ -168,14 +170,16 @@ def test_lists_and_documents_are_flattened_in_order_and_other_kinds_counted() ->
     loaded = parse_text(LIST_FILE, "objects.yaml")
     assert [(d.obj.KIND, d.obj.key) for d in loaded.documents] == [
         ("Node", "n1"),
+        ("Deployment", "ns/web"),
         ("Pod", "ns/p1"),
         ("Node", "n2"),
         ("Queue", "q1"),
         ("PriorityClass", "low"),
     ]
     assert all(d.source == "objects.yaml" and not d.delete for d in loaded.documents)
-    # a kept kind under an unknown apiVersion is ignored like any other kind
-    assert loaded.ignored == Counter({"Deployment": 1, "Pod": 1})
+    # a kept kind under an unknown apiVersion is ignored like any other kind (a batch/v1 Job is not
+    # a Volcano Job)
+    assert loaded.ignored == Counter({"Job": 1, "Pod": 1})
     pc = loaded.documents[-1].obj
     assert isinstance(pc, PriorityClass)
     assert (pc.value, pc.global_default) == (-5, True)
@@ -381,7 +385,10 @@ def test_a_bad_object_fails_the_whole_file(tmp_path: Path) -> None:
 def test_invalid_yaml_names_the_file() -> None:
     with pytest.raises(SnapshotError) as info:
         parse_text("kind: Node\nmetadata: {name: [\n", "broken.yaml")
-    assert str(info.value).startswith("broken.yaml: not valid YAML: ")
+    assert str(info.value) == (
+        "broken.yaml:3: not valid YAML: did not find expected node content "
+        "(while parsing a flow node at line 3)"
+    )
 
 
 def test_an_unreadable_file_names_the_file(tmp_path: Path) -> None:
@@ -422,3 +429,244 @@ kind: Node
 metadata: {name: x}
 """
     check_duplicates([parse_text(text, "one.yaml")])
+
+
+# ---------------------------------------------------------------------------------------- out of range
+def _pod(resources: str, extra: str = "") -> str:
+    return (
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p1, namespace: ns}\nspec:\n"
+        f"{extra}  containers:\n  - name: main\n    resources: {resources}\n"
+    )
+
+
+def _node(status: str) -> str:
+    return f"apiVersion: v1\nkind: Node\nmetadata: {{name: n1}}\nstatus: {status}\n"
+
+
+POD = "snap.yaml: Pod ns/p1: "
+NODE = "snap.yaml: Node n1: "
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            _pod("{requests: {cpu: 1e30}}"),
+            POD + "spec.containers[0].resources.requests.cpu: quantity '1e30' is out of range (at most 1P)",
+            id="cpu-1e30",
+        ),
+        pytest.param(
+            _pod("{limits: {memory: 999999999Ei}}"),
+            POD + "spec.containers[0].resources.limits.memory: quantity '999999999Ei' is out of range "
+            "(at most 1E)",
+            id="memory-999999999Ei",
+        ),
+        pytest.param(
+            _pod("{requests: {nvidia.com/gpu: 1.0e+30}}"),
+            POD + "spec.containers[0].resources.requests.nvidia.com/gpu: quantity 1e+30 is out of range "
+            "(at most 1P)",
+            id="extended-yaml-float",
+        ),
+        pytest.param(
+            _pod("{requests: {cpu: '-1'}}"),
+            POD + "spec.containers[0].resources.requests.cpu: must be greater than or equal to 0 (got '-1')",
+            id="negative-request",
+        ),
+        pytest.param(
+            _pod("{limits: {memory: -1Gi}}"),
+            POD
+            + "spec.containers[0].resources.limits.memory: must be greater than or equal to 0 (got '-1Gi')",
+            id="negative-limit",
+        ),
+        pytest.param(
+            _pod("{}", extra="  overhead: {cpu: -250m}\n"),
+            POD + "spec.overhead.cpu: must be greater than or equal to 0 (got '-250m')",
+            id="negative-overhead",
+        ),
+        pytest.param(
+            _pod("{requests: [cpu]}"),
+            POD + "spec.containers[0].resources.requests: must be a mapping of resource names to quantities "
+            "(got ['cpu'])",
+            id="requests-not-a-mapping",
+        ),
+        pytest.param(
+            _node("{allocatable: {cpu: '-4'}}"),
+            NODE + "status.allocatable.cpu: must be greater than or equal to 0 (got '-4')",
+            id="negative-allocatable",
+        ),
+        pytest.param(
+            _node("{capacity: {pods: 1e19}}"),
+            NODE + "status.capacity.pods: quantity '1e19' is out of range (at most 1E)",
+            id="capacity-out-of-range",
+        ),
+        pytest.param(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: ns}\n"
+            "spec: {minResources: {memory: -1}}\n",
+            "snap.yaml: PodGroup ns/pg: spec.minResources.memory: must be greater than or equal to 0 "
+            "(got -1)",
+            id="negative-min-resources",
+        ),
+        pytest.param(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
+            "spec: {capability: {cpu: '-1'}}\n",
+            "snap.yaml: Queue q: spec.capability.cpu: must be greater than or equal to 0 (got '-1')",
+            id="negative-queue-capability",
+        ),
+        pytest.param(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: Queue\nmetadata: {name: q}\n"
+            "spec: {guarantee: {resource: {cpu: 2e20}}}\n",
+            "snap.yaml: Queue q: spec.guarantee.resource.cpu: quantity '2e20' is out of range (at most 1P)",
+            id="queue-guarantee-out-of-range",
+        ),
+        pytest.param(
+            _pod("{}", extra="  priority: 3000000000\n"),
+            POD + "spec.priority: Input should be less than or equal to 2147483647 (got 3000000000)",
+            id="priority-beyond-int32",
+        ),
+        pytest.param(
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: {name: huge}\n"
+            "value: -3000000000\n",
+            "snap.yaml: PriorityClass huge: value: Input should be greater than or equal to -2147483648 "
+            "(got -3000000000)",
+            id="priority-class-beyond-int32",
+        ),
+        pytest.param(
+            "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nmetadata: {name: pg, namespace: ns}\n"
+            "spec: {minMember: 99999999999}\n",
+            "snap.yaml: PodGroup ns/pg: spec.minMember: Input should be less than or equal to 2147483647 "
+            "(got 99999999999)",
+            id="min-member-beyond-int32",
+        ),
+        pytest.param(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: big, namespace: ns}\n"
+            "spec: {tasks: [{name: a, replicas: 2000000000}]}\n",
+            "snap.yaml: Job ns/big: spec.tasks[0].replicas: Input should be less than or equal to 100000 "
+            "(got 2000000000)",
+            id="volcano-job-task-with-more-pods-than-memory-holds",
+        ),
+        pytest.param(
+            "apiVersion: batch.volcano.sh/v1alpha1\nkind: Job\nmetadata: {name: big, namespace: ns}\n"
+            "spec: {tasks: [{name: a, replicas: 60000}, {name: b, replicas: 60000}]}\n",
+            "snap.yaml: Job ns/big: spec: the tasks' replicas add up to 120000, more pods than fumarole "
+            "creates for one workload (at most 100000)",
+            id="volcano-job-tasks-adding-up-beyond-the-limit",
+        ),
+        pytest.param(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: ns}\n"
+            "spec: {replicas: 100001}\n",
+            "snap.yaml: Deployment ns/web: spec.replicas: Input should be less than or equal to 100000 "
+            "(got 100001)",
+            id="deployment-with-more-pods-than-memory-holds",
+        ),
+    ],
+)
+def test_amounts_out_of_range_are_rejected_with_the_field(text: str, message: str) -> None:
+    with pytest.raises(SnapshotError) as info:
+        parse_text(text, "snap.yaml")
+    assert str(info.value) == message
+
+
+def test_every_bad_field_of_an_object_is_on_one_line() -> None:
+    text = _pod("{requests: {cpu: abc}}", extra="  priority: x\n") + "status: {phase: Started}\n"
+    with pytest.raises(SnapshotError) as info:
+        parse_text(text, "snap.yaml")
+    assert str(info.value) == (
+        POD
+        + "spec.priority: Input should be a valid integer, unable to parse string as an integer (got 'x'); "
+        "spec.containers[0].resources.requests.cpu: invalid quantity 'abc'; "
+        "status.phase: Input should be 'Pending', 'Running', 'Succeeded', 'Failed' or 'Unknown' "
+        "(got 'Started')"
+    )
+
+
+def test_line_breaks_from_the_input_are_escaped() -> None:
+    text = 'apiVersion: v1\nkind: Node\nmetadata: {name: "n\\n1"}\nstatus: {allocatable: {cpu: "1\\n2"}}\n'
+    with pytest.raises(SnapshotError) as info:
+        parse_text(text, "snap.yaml")
+    assert str(info.value) == "snap.yaml: Node n\\n1: status.allocatable.cpu: invalid quantity '1\\n2'"
+
+
+def test_a_kind_that_is_not_a_string() -> None:
+    with pytest.raises(SnapshotError) as info:
+        parse_text("apiVersion: v1\nkind: [Node]\nmetadata: {name: n1}\n", "snap.yaml")
+    assert str(info.value) == "snap.yaml: document 1: ['Node'] n1: kind: must be a string (got ['Node'])"
+
+
+# ---------------------------------------------------------------------------------------- deletions
+@pytest.mark.parametrize(
+    ("value", "delete"),
+    [
+        pytest.param('"true"', True, id="true"),
+        pytest.param("true", True, id="yaml-true"),
+        pytest.param('"True"', True, id="True"),
+        pytest.param('"false"', False, id="false"),
+        pytest.param("false", False, id="yaml-false"),
+    ],
+)
+def test_the_deletion_annotation_is_true_or_false(value: str, delete: bool) -> None:
+    text = "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n"
+    text += f"  annotations:\n    {DELETE_ANNOTATION}: {value}\n"
+    loaded = parse_text(text, "then.yaml", allow_delete=True)
+    assert [d.delete for d in loaded.documents] == [delete]
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        pytest.param('"yes"', "'yes'", id="yes"),
+        pytest.param('"1"', "'1'", id="one"),
+        pytest.param('""', "''", id="empty"),
+        pytest.param("null", "''", id="null"),
+        pytest.param('"delete"', "'delete'", id="word"),
+    ],
+)
+def test_other_deletion_values_are_errors_naming_the_object(value: str, shown: str) -> None:
+    text = (
+        f"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\n  annotations: {{{DELETE_ANNOTATION}: {value}}}\n"
+    )
+    for allow_delete in (True, False):
+        with pytest.raises(SnapshotError) as info:
+            parse_text(text, "then.yaml", allow_delete=allow_delete)
+        assert str(info.value) == (
+            f'then.yaml: Pod default/p1: metadata.annotations.{DELETE_ANNOTATION}: must be "true" or "false" '
+            f"(got {shown})"
+        )
+
+
+# ---------------------------------------------------------------------------------------- text
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        pytest.param(
+            b"apiVersion: v1\nkind: Node\nmetadata: {name: caf\xe9}\n",
+            "{path}:3: not UTF-8 text (byte 0xe9 at offset 46)",
+            id="latin-1",
+        ),
+        pytest.param(
+            b"apiVersion: v1\nkind: Node\nmetadata: {name: n\x001}\n",
+            "{path}:3: binary content (a NUL byte at offset 44)",
+            id="nul-byte",
+        ),
+        pytest.param(
+            "kind: Node\n".encode("utf-16"),
+            "{path}:1: not UTF-8 text (byte 0xff at offset 0; the file is UTF-16: save it as UTF-8)",
+            id="utf-16",
+        ),
+        pytest.param(
+            b"\x7fELF\x02\x01\x01\x00\x00",
+            "{path}:1: binary content (a NUL byte at offset 7)",
+            id="elf-binary",
+        ),
+        pytest.param(
+            b"apiVersion: v1\nkind: Node\nmetadata: {name: n\x071}\n",
+            "{path}:3: not valid YAML: character #x0007 is not allowed (at character offset 44)",
+            id="control-character",
+        ),
+    ],
+)
+def test_text_that_is_not_yaml_names_the_file_and_the_line(tmp_path: Path, data: bytes, message: str) -> None:
+    path = tmp_path / "snap.yaml"
+    path.write_bytes(data)
+    with pytest.raises(SnapshotError) as info:
+        read_file(path)
+    assert str(info.value) == message.format(path=path)

@@ -380,9 +380,13 @@ def test_firstfit_binds_each_task_to_the_first_node_it_fits(trace: ModuleType) -
             "reason": "0/3 nodes are unavailable: 3 not enough idle resources.",
         }
     ]
-    assert [p.to_json() for p in first.podgroups] == [{"podgroup": "ns/pg", "phase": "Inqueue"}]
+    assert [p.to_json() for p in first.podgroups] == [
+        {"podgroup": "ns/pg", "phase": "Inqueue", "conditions": []}
+    ]
     assert second.binds == []
-    assert [p.to_json() for p in second.podgroups] == [{"podgroup": "ns/pg", "phase": "Running"}]
+    assert [p.to_json() for p in second.podgroups] == [
+        {"podgroup": "ns/pg", "phase": "Running", "conditions": []}
+    ]
     statuses = {p.key: p.status.phase for p in harness.cache.pods.values()}
     assert statuses == {"ns/p-a": "Running", "ns/p-b": "Running", "ns/p-c": "Running", "ns/p-d": "Pending"}
     assert [p.pod for p in second.pending] == ["ns/p-d"]

@@ -88,7 +88,15 @@ def event_handlers(ssn: Session) -> int:
 
 def busy_pod(node: str, chips: list[int], name: str | None = None, phase: str = "Running") -> KubeObject:
     """A pod of another scheduler holding ``chips`` of ``node`` (no PodGroup)."""
-    return npu_pod(name or f"busy-{node}", "", len(chips), node=node, phase=phase, used=chips)
+    return npu_pod(
+        name or f"busy-{node}",
+        "",
+        len(chips),
+        node=node,
+        phase=phase,
+        used=chips,
+        scheduler_name="default-scheduler",
+    )
 
 
 # ---------------------------------------------------------------------------------------- registration

@@ -131,6 +131,7 @@ def npu_pod(
     priority: int | None = None,
     deleting: bool = False,
     namespace: str = NS,
+    scheduler_name: str = "",
 ) -> Pod:
     """A pod of an NPU job; ``used`` writes the chip annotations a bound pod carries."""
     pod_annotations: dict[str, str] = dict(annotations or {})
@@ -153,6 +154,7 @@ def npu_pod(
         priority_class=priority_class,
         priority=priority,
         deleting=deleting,
+        scheduler_name=scheduler_name,
     )
 
 

@@ -89,7 +89,7 @@ def test_the_event_is_the_pending_reason_of_the_jobs_pods() -> None:
     assert [(task.pod, task.reason) for task in cycle.pending] == [
         (
             "ns/p0",
-            "PodGroup ns/pg is Pending, not yet admitted to its queue: "
+            "PodGroup ns/pg is Pending, not yet admitted to queue default: "
             "Unschedulable: queue resource quota insufficient: insufficient cpu",
         )
     ]

@@ -164,10 +164,14 @@ SUMMARY_KEYS = [
 """summary.json's keys, in their documented, fixed order."""
 
 
-def run_cli(cwd: Path, *args: str, hash_seed: str = "0") -> subprocess.CompletedProcess[str]:
-    """``python -m fumarole simulate ARGS`` in ``cwd``, without FUMAROLE_* settings, 120 columns, UTF-8."""
+def run_cli(
+    cwd: Path, *args: str, hash_seed: str = "0", env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``python -m fumarole simulate ARGS`` in ``cwd``, without FUMAROLE_* settings (but ``env``'s), 120
+    columns, UTF-8."""
     environment = {key: value for key, value in os.environ.items() if not key.startswith("FUMAROLE_")}
     environment.update(COLUMNS="120", PYTHONIOENCODING="utf-8", PYTHONHASHSEED=hash_seed)
+    environment.update(env or {})
     return subprocess.run(
         [sys.executable, "-P", "-m", "fumarole", "simulate", *args],
         cwd=cwd,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fumarole.framework.registry import Registry
 from fumarole.simulator.engine import Simulation, load_scheduler_conf
-from fumarole.simulator.output import write_outputs
+from fumarole.simulator.output import with_warnings, write_outputs
 from fumarole.simulator.workload import load_workload
 from sim_helpers import run_cli
 
@@ -26,7 +26,7 @@ def run_into(out: Path, seed: int | None = None) -> dict[str, object]:
         workload = workload.model_copy(update={"seed": seed})
     registry = Registry()
     sim = Simulation(workload, load_scheduler_conf(workload, registry), registry=registry)
-    summary = sim.run()
+    summary = with_warnings(sim, sim.run())
     write_outputs(sim, summary, out, wall_clock=False)
     return summary
 

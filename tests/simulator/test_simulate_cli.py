@@ -116,6 +116,7 @@ def test_schema(tmp_path: Path) -> None:
         "jobs",
         "inference",
         "batch",
+        "manifests",
         "faults",
     ]
     assert schema["required"] == ["cluster"]
@@ -128,6 +129,7 @@ def test_schema(tmp_path: Path) -> None:
         "InferenceServiceSpec",
         "TrafficSpec",
         "BatchPodSpec",
+        "ManifestSpec",
         "FaultSpec",
         "ImageSpec",
         "QueueSpec",
@@ -143,7 +145,8 @@ def test_out_writes_every_file(workdir: Path) -> None:
     for name in ("allocation.png", "latency.png", "image_pulls.png"):
         assert (out / name).read_bytes()[:8] == PNG
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert list(summary) == SUMMARY_KEYS
+    assert list(summary) == [*SUMMARY_KEYS, "warnings"]
+    assert summary["warnings"] == []
     # one t pod evicted at 50 (see the module docstring); wall-clock time is not in the summary.
     assert (summary["evictions"], summary["sim_seconds"], summary["wall_seconds"]) == (1, 300.0, None)
     timing = json.loads((out / "timing.json").read_text(encoding="utf-8"))
@@ -161,6 +164,110 @@ def test_out_writes_every_file(workdir: Path) -> None:
     # the summary table goes to stdout, with the workload's conf as the column.
     rows = table_rows(result.stdout)
     assert (rows["metric"], rows["evictions"]) == (["workload conf"], ["1"])
+
+
+LACKING = """\
+actions: "enqueue, allocate, preempt, backfill, shuffle"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+  - name: conformance
+  - name: sla
+- plugins:
+  - name: drf
+  - name: predicates
+  - name: proportion
+  - name: nodeorder
+  - name: binpack
+"""
+
+
+def test_skip_unsupported_runs_the_rest_of_the_conf(workdir: Path) -> None:
+    (workdir / "lacking.yaml").write_text(LACKING, encoding="utf-8")
+    refused = run_cli(workdir, "preempt.yaml", "--conf", "lacking.yaml", "--out", "refused")
+    skip = "--skip-unsupported (FUMAROLE_SKIP_UNSUPPORTED=true) skips it"
+    assert (refused.returncode, refused.stdout) == (2, "")
+    assert refused.stderr == (
+        "fumarole: lacking.yaml:1: actions: 'shuffle' is a Volcano action (since v1.6.0) that fumarole does "
+        f"not implement; {skip}\n"
+        "lacking.yaml:7: tiers[0].plugins[3].name: 'sla' is a Volcano plugin (since v1.5.0) that fumarole "
+        f"does not implement; {skip}\n"
+    )
+    skipped = run_cli(
+        workdir, "preempt.yaml", "--conf", "lacking.yaml", "--skip-unsupported", "--out", "skipped"
+    )
+    assert skipped.returncode == 0
+    assert "action 'shuffle' skipped" in skipped.stderr and "plugin 'sla' skipped" in skipped.stderr
+    # without the skipped entries the conf is conf-a.yaml: the same run
+    same = run_cli(workdir, "preempt.yaml", "--conf", "conf-a.yaml", "--out", "same")
+    assert same.returncode == 0
+    summaries = [
+        json.loads((workdir / run / "summary.json").read_text(encoding="utf-8"))
+        for run in ("skipped", "same")
+    ]
+    warnings = summaries[0].pop("warnings")
+    assert [(w["code"], w["subject"]) for w in warnings] == [
+        ("unsupported-skipped", "lacking.yaml:1"),
+        ("unsupported-skipped", "lacking.yaml:7"),
+    ]
+    assert summaries[1].pop("warnings") == []
+    assert summaries[0] == summaries[1] and summaries[0]["evictions"] == 1
+
+
+NO_PODS_NODES = {
+    **PREEMPT_WORKLOAD,
+    "cluster": {
+        **PREEMPT_WORKLOAD["cluster"],
+        "node_groups": [{"name": "n", "count": 2, "resources": {"cpu": "8", "memory": "64Gi"}}],
+    },
+}
+"""The preempt workload on two nodes without ``pods`` allocatable: a warning per node."""
+NO_PODS_WARNINGS = [
+    {
+        "code": "node-not-schedulable",
+        "subject": f"Node {name}",
+        "text": f"Node {name} has no 'pods' in status.allocatable: as in Volcano, no pod fits on it",
+    }
+    for name in ("n-00", "n-01")
+]
+
+
+def test_warnings_go_into_the_summary_and_the_table(workdir: Path) -> None:
+    (workdir / "no-pods.yaml").write_text(
+        yaml.safe_dump({**NO_PODS_NODES, "conf": CONF_YAML}), encoding="utf-8"
+    )
+    result = run_cli(workdir, "no-pods.yaml", "--out", "out", "--quiet")
+    assert result.returncode == 0
+    assert result.stderr == "".join(f"WARNING  {w['text']} [{w['code']}]\n" for w in NO_PODS_WARNINGS)
+    summary = json.loads((workdir / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["warnings"] == NO_PODS_WARNINGS
+    assert table_rows(result.stdout)["warnings about the input"] == ["2"]
+
+
+@pytest.mark.parametrize(
+    ("option", "env"),
+    [
+        pytest.param(["--strict"], {}, id="option"),
+        pytest.param([], {"FUMAROLE_STRICT": "true"}, id="environment"),
+    ],
+)
+def test_strict_fails_and_writes_nothing(workdir: Path, option: list[str], env: dict[str, str]) -> None:
+    (workdir / "no-pods.yaml").write_text(
+        yaml.safe_dump({**NO_PODS_NODES, "conf": CONF_YAML}), encoding="utf-8"
+    )
+    result = run_cli(workdir, "no-pods.yaml", "--out", "out", "--quiet", *option, env=env)
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == "".join(
+        f"fumarole: {w['text']} [{w['code']}] (--strict)\n" for w in NO_PODS_WARNINGS
+    )
+    assert not (workdir / "out").exists()
+
+
+def test_strict_without_warnings_runs_as_usual(workdir: Path) -> None:
+    result = run_cli(workdir, "preempt.yaml", "--out", "out", "--strict")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert table_rows(result.stdout)["warnings about the input"] == ["0"]
 
 
 def test_wall_clock_goes_into_the_summary_when_asked(workdir: Path) -> None:

@@ -162,12 +162,65 @@ def test_trace_replay(tmp_path: Path) -> None:
             "line 3 (pod-1): could not convert string to float: 'soon'",
             id="bad-number-names-line",
         ),
+        pytest.param(
+            PODS.replace("pod-1,2000,", "pod-1,-2000,"),
+            NODES,
+            "pods.csv",
+            "line 3 (pod-1): cpu: must be greater than or equal to 0 (got '-2000m')",
+            id="negative-cpu-names-line",
+        ),
+        pytest.param(
+            PODS.replace(
+                "pod-1,2000,4096,1,460,P100,LS,Running,100,", "pod-1,2000,4096,1,460,P100,LS,Running,nan,"
+            ),
+            NODES,
+            "pods.csv",
+            "line 3 (pod-1): arrival: Input should be a finite number (got nan)",
+            id="not-a-finite-time",
+        ),
+        pytest.param(
+            PODS,
+            "sn,cpu_milli,memory_mib,gpu,model\nn,1000,1024,two,\n",
+            "nodes.csv",
+            "line 2 (n): invalid literal for int() with base 10: 'two'",
+            id="bad-gpu-count-names-line",
+        ),
+        pytest.param(
+            PODS,
+            "sn,cpu_milli,memory_mib,gpu,model\nn,2000000000000000000,1024,0,\n",
+            "nodes.csv",
+            "line 2 (n): resources.cpu: quantity '2000000000000000000m' is out of range (at most 1P)",
+            id="node-cpu-out-of-range",
+        ),
     ],
 )
 def test_bad_trace(tmp_path: Path, pods: str, nodes: str, which: str, message: str) -> None:
     with pytest.raises(WorkloadError) as caught:
         load_openb(*files(tmp_path, pods=pods, nodes=nodes))
     assert str(caught.value) == f"{tmp_path / which}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("nodes", "message"),
+    [
+        pytest.param(
+            b"sn,cpu_milli,memory_mib,gpu,model\nn,1000,10\x0024,0,\n",
+            "nodes.csv:2: binary content (a NUL byte at offset 43)",
+            id="nul-byte",
+        ),
+        pytest.param(
+            b"sn,cpu_milli,memory_mib,gpu,model\nn\xe9,1000,1024,0,\n",
+            "nodes.csv:2: not UTF-8 text (byte 0xe9 at offset 35)",
+            id="not-utf-8",
+        ),
+    ],
+)
+def test_a_trace_that_is_not_text(tmp_path: Path, nodes: bytes, message: str) -> None:
+    pods, _ = files(tmp_path)
+    (tmp_path / "nodes.csv").write_bytes(nodes)
+    with pytest.raises(WorkloadError) as caught:
+        load_openb(pods, tmp_path / "nodes.csv")
+    assert str(caught.value) == f"{tmp_path}/{message}"
 
 
 def test_missing_trace_file(tmp_path: Path) -> None:

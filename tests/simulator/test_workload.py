@@ -38,12 +38,12 @@ def node_groups(*groups: dict[str, Any]) -> dict[str, Any]:
         pytest.param({"cluster": {}}, "cluster.node_groups: required key is missing", id="missing-key"),
         pytest.param(
             node_groups({"name": "n", "count": 0, "resources": {}}),
-            "cluster.node_groups[0].count: Input should be greater than or equal to 1 (got 0)",
+            "cluster.node_groups[0] (n).count: Input should be greater than or equal to 1 (got 0)",
             id="count-below-1",
         ),
         pytest.param(
             node_groups({"name": "n", "count": 2, "names": ["x"], "resources": {}}),
-            "cluster.node_groups[0]: names lists 1 nodes but count is 2",
+            "cluster.node_groups[0] (n): names lists 1 nodes but count is 2",
             id="names-do-not-match-count",
         ),
         pytest.param(
@@ -103,52 +103,103 @@ def node_groups(*groups: dict[str, Any]) -> dict[str, Any]:
         ),
         pytest.param(
             {"jobs": [{**JOB, "replicas": 2, "min_available": 3}]},
-            "jobs[0]: min_available 3 exceeds replicas 2",
+            "jobs[0] (t): min_available 3 exceeds replicas 2",
             id="min-available-above-replicas",
         ),
         pytest.param(
             {"jobs": [{"name": "t", "image": "img", "replicas": 2}]},
-            "jobs[0].duration: required key is missing",
+            "jobs[0] (t).duration: required key is missing",
             id="job-duration-missing",
         ),
-        pytest.param({"jobs": [{**JOB, "gpu": 1}]}, "jobs[0].gpu: unknown key", id="job-unknown-key"),
+        pytest.param({"jobs": [{**JOB, "gpu": 1}]}, "jobs[0] (t).gpu: unknown key", id="job-unknown-key"),
         pytest.param(
             {
                 "inference": [
                     {"name": "s", "image": "img", "traffic": {"points": [[0, 1]], "min_replicas": 1}}
                 ]
             },
-            "inference[0].traffic: give either points or min_replicas/max_replicas",
+            "inference[0] (s).traffic: give either points or min_replicas/max_replicas",
             id="traffic-two-forms",
         ),
         pytest.param(
             {"inference": [{"name": "s", "image": "img", "traffic": {}}]},
-            "inference[0].traffic: give either points or min_replicas/max_replicas",
+            "inference[0] (s).traffic: give either points or min_replicas/max_replicas",
             id="traffic-no-form",
         ),
         pytest.param(
             {"inference": [{"name": "s", "image": "img", "traffic": {"points": [[10, 1], [0, 2]]}}]},
-            "inference[0].traffic: points must be non-empty and sorted by time",
+            "inference[0] (s).traffic: points must be non-empty and sorted by time",
             id="traffic-unsorted",
         ),
         pytest.param(
             {"inference": [{"name": "s", "image": "img", "traffic": {"min_replicas": 1}}]},
-            "inference[0].traffic: a wave needs both min_replicas and max_replicas",
+            "inference[0] (s).traffic: a wave needs both min_replicas and max_replicas",
             id="traffic-half-wave",
         ),
         pytest.param(
             {"inference": [{"name": "s", "image": "img", "traffic": {"min_replicas": 3, "max_replicas": 1}}]},
-            "inference[0].traffic: max_replicas is below min_replicas",
+            "inference[0] (s).traffic: max_replicas is below min_replicas",
             id="traffic-inverted-wave",
         ),
         pytest.param(
             {"inference": [{"name": "s", "image": "img", "traffic": {"points": [[0, -1]]}}]},
-            "inference[0].traffic: replicas must not be negative",
+            "inference[0] (s).traffic: replicas must not be negative",
             id="traffic-negative",
         ),
         pytest.param(
+            {"horizon": float("inf")},
+            "horizon: Input should be a finite number (got inf)",
+            id="infinite-horizon",
+        ),
+        pytest.param(
+            node_groups({"name": "n", "count": 1, "resources": {"cpu": "1e30"}}),
+            "cluster.node_groups[0] (n).resources.cpu: quantity '1e30' is out of range (at most 1P)",
+            id="node-cpu-1e30",
+        ),
+        pytest.param(
+            node_groups({"name": "n", "count": 1, "resources": {"memory": "999999999Ei"}}),
+            "cluster.node_groups[0] (n).resources.memory: quantity '999999999Ei' is out of range "
+            "(at most 1E)",
+            id="node-memory-999999999Ei",
+        ),
+        pytest.param(
+            node_groups({"name": "n", "count": 1, "resources": {"cpu": "-8"}}),
+            "cluster.node_groups[0] (n).resources.cpu: must be greater than or equal to 0 (got '-8')",
+            id="node-negative-cpu",
+        ),
+        pytest.param(
+            node_groups({"name": "n", "count": 1, "resources": {"cpu": "8"}, "gpus": 10**16}),
+            f"cluster.node_groups[0] (n).gpus: Input should be less than or equal to {10**15} (got {10**16})",
+            id="node-gpus-out-of-range",
+        ),
+        pytest.param(
+            {"cluster": {**BASE["cluster"], "queues": [{"name": "q", "capability": {"cpu": "-1"}}]}},
+            "cluster.queues[0] (q).capability.cpu: must be greater than or equal to 0 (got '-1')",
+            id="queue-negative-capability",
+        ),
+        pytest.param(
+            {"batch": [{"name": "b", "image": "img", "duration": 1, "cpu": "-4"}]},
+            "batch[0] (b).cpu: must be greater than or equal to 0 (got '-4')",
+            id="pod-negative-cpu",
+        ),
+        pytest.param(
+            {"batch": [{"name": "b", "image": "img", "duration": 1, "memory": "four"}]},
+            "batch[0] (b).memory: invalid quantity 'four'",
+            id="pod-bad-quantity",
+        ),
+        pytest.param(
+            {"jobs": [{**JOB, "extra_resources": {"example.com/fpga": "1e30"}}]},
+            "jobs[0] (t).extra_resources.example.com/fpga: quantity '1e30' is out of range (at most 1P)",
+            id="pod-extra-resource-out-of-range",
+        ),
+        pytest.param(
+            {"jobs": [{**JOB, "replicas": 4, "cpu": "300T"}]},
+            "jobs[0] (t): cpu x 4 pods is out of range for the gang's PodGroup (at most 1P)",
+            id="gang-min-resources-out-of-range",
+        ),
+        pytest.param(
             {"batch": [{"name": "b", "image": "img", "duration": 0}]},
-            "batch[0].duration: Input should be greater than 0 (got 0)",
+            "batch[0] (b).duration: Input should be greater than 0 (got 0)",
             id="batch-zero-duration",
         ),
     ],
@@ -166,10 +217,10 @@ def test_every_error_is_listed(tmp_path: Path) -> None:
     path = write(tmp_path, {**BASE, "horizon": 0, "seed": "x"})
     with pytest.raises(WorkloadError) as caught:
         load_workload(path)
-    assert str(caught.value).splitlines() == [
-        f"{path}: seed: Input should be a valid integer, unable to parse string as an integer (got 'x')",
-        f"{path}: horizon: Input should be greater than 0 (got 0)",
-    ]
+    assert str(caught.value) == (
+        f"{path}: seed: Input should be a valid integer, unable to parse string as an integer (got 'x'); "
+        "horizon: Input should be greater than 0 (got 0)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -190,7 +241,9 @@ def test_not_yaml(tmp_path: Path) -> None:
     path = write(tmp_path, "a: [1,")
     with pytest.raises(WorkloadError) as caught:
         load_workload(path)
-    assert str(caught.value).startswith(f"{path}: not valid YAML: while parsing a flow node")
+    assert str(caught.value) == (
+        f"{path}:2: not valid YAML: did not find expected node content (while parsing a flow node at line 2)"
+    )
 
 
 def test_missing_file(tmp_path: Path) -> None:

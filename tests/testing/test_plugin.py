@@ -31,7 +31,7 @@ def test_fumarole_logs_fixture(fumarole_logs: list[str]) -> None:
     objects = [build_node("n1", {"cpu": "2", "memory": "4Gi", "pods": "110"}), build_queue("default")]
     Harness(objects, [["gang"]]).run()
     assert fumarole_logs == [
-        "opened session-1 with 0 jobs, 1 nodes, 1 queues",
+        "opened session-1 with 0 jobs, 1 nodes, 2 queues",
         "closed session-1",
         "cycle 1: 0 binds, 0 evictions, 0 pipelined",
     ]

@@ -105,6 +105,11 @@ def test_load_a_folder_with_ids_and_exclusions(tmp_path: Path) -> None:
         pytest.param(scenario(conf_file="x.yaml"), "exactly one of conf and conf_file", id="both-confs"),
         pytest.param({"name": "s", "objects": []}, "exactly one of conf and conf_file", id="no-conf"),
         pytest.param({"name": "s", "conf": CONF}, "objects: required key is missing", id="no-objects"),
+        pytest.param(
+            {"name": "s", "conf": CONF, "snapshots": "a.yaml"},
+            "snapshots must be a list of file names",
+            id="snapshots-not-a-list",
+        ),
         pytest.param(scenario(changes=[pod("x")]), "changes must be a list of lists", id="changes-not-lists"),
         pytest.param(scenario(expect={}, expect_cycles=[{}]), "expect or expect_cycles", id="both-expects"),
         pytest.param(["not", "a", "mapping"], "a scenario must be a mapping", id="not-a-mapping"),
@@ -199,6 +204,7 @@ def test_the_seed_reaches_the_run(tmp_path: Path) -> None:
         pytest.param(
             {"podgroups": {"ns/pg": "Running"}}, "podgroups: got {'ns/pg': 'Inqueue'}", id="podgroups"
         ),
+        pytest.param({"pending": ["ns/a"]}, "pending: got []", id="pending"),
     ],
 )
 def test_check_says_what_differs(tmp_path: Path, expect: dict[str, Any], message: str) -> None:
@@ -218,9 +224,29 @@ def test_check_passes_on_exact_decisions(tmp_path: Path) -> None:
             "pipelined": {},
             "nominations": {},
             "podgroups": {"ns/pg": "Inqueue"},
+            "pending": [],
         },
         decisions,
     )
+
+
+def test_snapshot_files_are_read_like_snapshots_and_merged_with_objects(tmp_path: Path) -> None:
+    (tmp_path / "cluster").mkdir()
+    (tmp_path / "cluster" / "base.yaml").write_text(yaml.safe_dump_all(BASE[1:]))
+    document = {
+        "name": "s",
+        "conf": CONF,
+        "snapshots": ["cluster/base.yaml"],
+        "objects": [BASE[0], pod("b", "5")],
+    }
+    run_and_check(document | {"expect": {"binds": {"ns/a": "n1"}, "pending": ["ns/b"]}}, tmp_path / "s.yaml")
+
+
+def test_an_object_both_in_a_snapshot_file_and_inline_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump_all(BASE))
+    document = {"name": "s", "conf": CONF, "snapshots": ["base.yaml"], "objects": [BASE[0]]}
+    with pytest.raises(SnapshotError, match="Node n1: duplicate object"):
+        run_scenario(document, tmp_path / "s.yaml")
 
 
 def test_a_failing_cycle_is_named(tmp_path: Path) -> None:
