@@ -379,8 +379,9 @@ def test_the_round_trip_covers_the_shipped_and_reference_confs() -> None:
         "default.yaml",
         "npu-inference-training-baseline.yaml",
         "npu-inference-training.yaml",
-        "scheduler-config-benchmark-gang.yaml",  # a ConfigMap; scheduler-config-gangpreempt.yaml names
-    ]  # actions fumarole does not have yet
+        "scheduler-config-benchmark-gang.yaml",  # a ConfigMap
+        "scheduler-config-gangpreempt.yaml",  # gangPreempt / gangReclaim, names in another case
+    ]
 
 
 @pytest.mark.parametrize("path", [pytest.param(path, id=path.name) for path in _loadable()])

@@ -302,6 +302,8 @@ def test_default_conf_explains_every_pending_pod_and_podgroup(workdir: Path) -> 
                 },
             ],
             "pending": [BIG_PENDING],
+            "nominations": [],
+            "excess_evictions": 0,
         }
     )
 

@@ -42,7 +42,6 @@ from fumarole.testing import (
 PREEMPTABLE = "volcano.sh/preemptable"
 WHOLE = "fumarole.io/eviction-bundle"
 TOP = CLUSTER_TOP_HYPERNODE
-NOT_PLACED = "not placed in this cycle"
 SAFE_REASON = "{action} for job {job} in the cluster: surplus of ns/victim (its gang stays whole)"
 WHOLE_REASON = "{action} for job {job} in the cluster: whole bundle of ns/victim (breaks its gang)"
 
@@ -177,6 +176,15 @@ def keys(names: list[str]) -> list[str]:
 
 def pending(decisions: CycleDecisions) -> dict[str, str]:
     return {task.pod: task.reason for task in decisions.pending}
+
+
+def reasons_without_gang_eviction(
+    objects: list[Any], cycles: int = 1, plugins: dict[str, Any] | None = None, **conf_options: Any
+) -> list[dict[str, str]]:
+    """The pending reasons of each cycle when the conf has no eviction action (backfill in its place):
+    what a gang eviction that evicts nothing must leave untouched (#5131)."""
+    harness = Harness(objects, conf("backfill", **conf_options), plugins=plugins)
+    return [pending(decisions) for decisions in harness.run(cycles)]
 
 
 # ---------------------------------------------------------------------------------- #5984 / #5994
@@ -357,11 +365,11 @@ def test_5984_variants(
         assert pending(first) == {}
         assert harness.binds(second) == dict.fromkeys(placed, "n1")
     else:
-        assert pending(first) == dict.fromkeys(preemptors, NOT_PLACED)
+        assert sorted(pending(first)) == preemptors
+        assert [pending(first), pending(second)] == reasons_without_gang_eviction(objects, 2)
         assert first.nominated_hyper_nodes == {}
         assert harness.binds(second) == {}
         assert harness.evictions(second) == []
-        assert pending(second) == dict.fromkeys(preemptors, NOT_PLACED)
 
 
 def test_victims_on_two_nodes_evicted_only_where_the_gang_goes() -> None:
@@ -475,9 +483,8 @@ def test_5131_failed_simulation_leaves_no_nomination_and_no_assigned_reason(
     assert decisions.nominations == []
     assert decisions.nominated_hyper_nodes == {}
     assert decisions.bundles == []
-    assert pending(decisions) == dict.fromkeys(
-        keys(["preemptor-0", "preemptor-1", "preemptor-2"]), NOT_PLACED
-    )
+    assert sorted(pending(decisions)) == keys(["preemptor-0", "preemptor-1", "preemptor-2"])
+    assert [pending(decisions)] == reasons_without_gang_eviction(two_nodes_three_big_pods())
 
 
 @pytest.fixture
@@ -548,7 +555,12 @@ def test_5131_plan_discarded_at_commit_leaves_no_trace(
     assert decisions.nominated_hyper_nodes == {}
     assert decisions.bundles == []
     names = [f"ns/preemptor-{index}" for index in range(preemptors)]
-    assert pending(decisions) == dict.fromkeys(names, NOT_PLACED)
+    assert sorted(pending(decisions)) == names
+    assert [pending(decisions)] == reasons_without_gang_eviction(
+        gang_5984(preemptor_pods=preemptors, preemptor_min=preemptors),
+        plugins={"fickle": plugin({})},
+        tier1_extra=("fickle",),
+    )
 
 
 # ---------------------------------------------------------------------------------- whole bundles

@@ -63,7 +63,8 @@ CONF: dict[str, Any] = {
 S0_VICTIMS = [f"ns/low-{index:02d}" for index in range(8)]
 NOMINATIONS = [("ns/gang-0", "n1", "s0"), ("ns/gang-1", "n0", "s0")]
 PLACED = {"ns/gang-0": "n1", "ns/gang-1": "n0"}
-ELASTIC_PENDING = {"ns/elastic-1": "not placed in this cycle"}
+ELASTIC_REASON = "queue default is at its deserved share: cpu allocated 16 + requested 1 > deserved 16"
+ELASTIC_PENDING = {"ns/elastic-1": ELASTIC_REASON}
 
 
 def objects() -> list[Any]:
@@ -242,8 +243,8 @@ def test_schedule_json_two_cycles(tmp_path: Path) -> None:
     ]
     assert first["pipelined"] == [{"pod": pod, "node": node} for pod, node in sorted(PLACED.items())]
     assert first["binds"] == []
-    assert second["binds"] == [{"pod": pod, "node": node} for pod, node in PLACED.items()]
-    assert (second["evictions"], second["nominations"], second["excess_evictions"]) == ([], [], 0)
-    assert second["pending"] == [
-        {"pod": "ns/elastic-1", "podgroup": "ns/elastic", "reason": "not placed in this cycle"}
+    assert second["binds"] == [
+        {"pod": pod, "node": node, "action": "allocate"} for pod, node in PLACED.items()
     ]
+    assert (second["evictions"], second["nominations"], second["excess_evictions"]) == ([], [], 0)
+    assert second["pending"] == [{"pod": "ns/elastic-1", "podgroup": "ns/elastic", "reason": ELASTIC_REASON}]

@@ -949,7 +949,7 @@ def test_with_enqueue_a_full_queue_never_admits_the_preemptor(name: str, evicted
     assert [evictions(decisions) for decisions in cycles] == [ns(evicted), []]
     if not evicted:
         assert cycles[1].pending[0].reason == (
-            "PodGroup ns/preemptor-gp3 is Pending, not yet admitted to its queue: Unschedulable: "
+            "PodGroup ns/preemptor-gp3 is Pending, not yet admitted to queue gp-q: Unschedulable: "
             "queue resource quota insufficient: insufficient cpu, insufficient memory"
         )
 
