@@ -10,8 +10,14 @@ For a preemptor task or job with an NPU request, the candidates are taken node b
 free now, those already returning (held only by Releasing pods) and those the node's candidates hold
 together must fit the policy; otherwise no candidate of that node is a victim (evicting them cannot
 place the task there). On a node that fits, every candidate stays (a pod without chips may still hold
-the CPU or memory the task needs); which of them are really evicted is the action's choice. A
-preemptor without an NPU request abstains.
+the CPU or memory the task needs); which of them are really evicted is the action's choice. For gang
+eviction (``unified_evictable``) a victim job with a candidate on a node that fits keeps its
+candidates everywhere, so that its whole bundle is not vetoed. A preemptor without an NPU request
+abstains.
+
+The check prunes the search; it is not what keeps useless evictions out: preempt re-runs the
+predicates after each eviction, reclaim's pipeline fails when the policy finds no chips, and gang
+eviction simulates the placement chip by chip.
 
 Extension points (flag in parentheses): preemptable (``enablePreemptable``), reclaimable
 (``enableReclaimable``), unified_evictable (no flag; gangpreempt / gangreclaim) — all vote PERMIT with
@@ -54,12 +60,21 @@ class NpuVictims:
     def unified_evictable(
         self, ctx: EvictionContext, candidates: list[TaskInfo]
     ) -> tuple[list[TaskInfo], int]:
-        """For a gang: the smallest NPU request of its pending tasks must fit on the victims' node."""
+        """For a gang: the smallest NPU request of its pending tasks must fit on the victims' node.
+
+        A victim job with a candidate kept keeps its candidates on every node: gang eviction takes a
+        job's core tasks whole or not at all (a whole bundle survives the filter only if each of its
+        tasks does), so dropping the pod it runs on a node that does not fit would veto the bundle,
+        and with it the eviction that frees the chips elsewhere (where preempt, node by node, still
+        evicts). The action's simulation and minimal eviction leave out the surplus pods the
+        placement does not use.
+        """
         found = self._job_request(ctx.job)
         if found is None:
             return [], ABSTAIN
         job, request = found
-        return self._helpful(job, request, candidates), PERMIT
+        helping_jobs = {task.job for task in self._helpful(job, request, candidates)}
+        return [candidate for candidate in candidates if candidate.job in helping_jobs], PERMIT
 
     def _for_task(self, task: TaskInfo, candidates: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
         found = self.session.npu_task(task)
