@@ -531,6 +531,7 @@ def parse_conf(
     if problems:
         raise conf_error(source, problems, lines)
     warnings.extend(_capacity_outside_the_first_tier(conf))
+    warnings.extend(_max_domains_not_positive(conf))
     if registry is not None:
         conf = conf.with_registered_actions(registry)
     conf = conf.with_diagnostics(_diagnostics(source, warnings, lines))
@@ -675,6 +676,20 @@ def _capacity_outside_the_first_tier(conf: SchedulerConf) -> list[_Warning]:
                 )
                 return [_Warning(Code.INEFFECTIVE_PLUGIN, ("tiers", t, "plugins", p, "name"), text)]
     return []
+
+
+def _max_domains_not_positive(conf: SchedulerConf) -> list[_Warning]:
+    """A gang eviction action's ``maxDomains`` of 0 or less means the default, 8 (as Volcano, which
+    logs it): said when the conf loads rather than at every session."""
+    found: list[_Warning] = []
+    for c, configuration in enumerate(conf.configurations):
+        value = configuration.arguments.get("maxDomains")
+        if configuration.name.casefold() not in GANG_EVICTION_REPLACES or type(value) is not int:
+            continue
+        if value <= 0:
+            text = f"{configuration.name} maxDomains {value}: 0 or less means the default, 8 (as Volcano)"
+            found.append(_Warning(Code.DEFAULTED, ("configurations", c, "arguments", "maxDomains"), text))
+    return found
 
 
 SKIP_HINT = "--skip-unsupported (FUMAROLE_SKIP_UNSUPPORTED=true) skips it"

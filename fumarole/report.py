@@ -42,10 +42,10 @@ def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) ->
 
 
 def _where(hyper_node: str) -> str:
-    """A hypernode's name, or "cluster" for the cluster's top hypernode ("-" for none)."""
+    """A hypernode's name, "the cluster" for the cluster's virtual top hypernode ("-" for none)."""
     if not hyper_node:
         return "-"
-    return "cluster" if hyper_node == CLUSTER_TOP_HYPERNODE else hyper_node
+    return "the cluster" if hyper_node == CLUSTER_TOP_HYPERNODE else hyper_node
 
 
 def _conditions(phase: PodGroupPhase, session_uid: str) -> str:
@@ -88,7 +88,7 @@ def print_cycles(
                         (
                             b.action,
                             b.preemptor,
-                            b.domain,
+                            _where(b.domain),
                             b.victim,
                             b.kind,
                             ", ".join(b.pods),

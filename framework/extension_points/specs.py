@@ -264,7 +264,7 @@ class ExtensionPointSpecs:
         """Every predicate plugin's verdict on every row, no short-circuit (the batch forms, tier order):
         per failed row, all the statuses. What an eviction asks: can any plugin rule the node out for
         good, whatever plugin failed it first?"""
-        return variants.every_predicate_error(self, self.batch_predicate.enabled(), task, rows)  # type: ignore[attr-defined]
+        return variants.every_predicate_error(self, task, rows)
 
     def node_map_reduce(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
         """The reduced map scores of every node, summed over plugins (``NodeOrderMapFn`` +

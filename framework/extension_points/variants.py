@@ -174,12 +174,13 @@ def gradient_of(
     return [[hyper_node]]
 
 
-def every_predicate_error(host: Any, tiers: Tiers, task: TaskInfo, rows: Rows) -> dict[int, FitError]:
+def every_predicate_error(host: Any, task: TaskInfo, rows: Rows) -> dict[int, FitError]:
     """Every plugin on every row, no short-circuit: per failed row, the statuses of all the plugins
     that failed it, in tier order. An eviction needs this: a row one plugin fails for lack of room
     (resolvable) may be ruled out for good by a later one (a node selector, a taint, a device type)."""
     found: dict[int, FitError] = {}
     rows = np.asarray(rows, dtype=np.int64)
+    tiers: Tiers = host.batch_predicate.enabled()
     for tier in tiers:
         for fn in tier:
             if not len(rows):

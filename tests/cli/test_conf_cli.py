@@ -407,6 +407,7 @@ def test_the_round_trip_covers_the_shipped_and_reference_confs() -> None:
     assert names == [
         "default.yaml",
         "npu-inference-training-baseline.yaml",
+        "npu-inference-training-gang.yaml",
         "npu-inference-training.yaml",
         "scheduler-config-benchmark-gang.yaml",  # a ConfigMap
         "scheduler-config-gangpreempt.yaml",  # gangPreempt / gangReclaim, names in another case

@@ -370,6 +370,36 @@ def test_capacity_below_the_first_tier_is_warned_about_with_gang_eviction(
     ]
 
 
+@pytest.mark.parametrize(
+    ("arguments", "warned"),
+    [
+        pytest.param(
+            "{maxDomains: 0}",
+            ["gangReclaim maxDomains 0: 0 or less means the default, 8 (as Volcano)"],
+            id="zero",
+        ),
+        pytest.param(
+            "{maxDomains: -3}",
+            ["gangReclaim maxDomains -3: 0 or less means the default, 8 (as Volcano)"],
+            id="negative",
+        ),
+        pytest.param("{maxDomains: 1}", [], id="positive"),
+        pytest.param("{allowWholeBundle: false}", [], id="absent"),
+    ],
+)
+def test_max_domains_of_zero_or_less_is_warned_about_at_load(
+    installed: Registry, arguments: str, warned: list[str]
+) -> None:
+    text = (
+        'actions: "allocate, gangreclaim"\ntiers:\n- plugins:\n  - name: gang\n'
+        f"configurations:\n- name: gangReclaim\n  arguments: {arguments}\n"
+    )
+    conf = parse_conf(text, "conf.yaml", installed)
+    assert [(d.code, d.subject, d.text) for d in conf.diagnostics] == [
+        (Code.DEFAULTED, "conf.yaml:7", message) for message in warned
+    ]
+
+
 # ---------------------------------------------------------------------------------------- errors
 def _conf(*plugin_lines: str, actions: str = "allocate") -> str:
     return f'actions: "{actions}"\ntiers:\n- plugins:\n' + "".join(f"{line}\n" for line in plugin_lines)
