@@ -1,6 +1,7 @@
 """The shipped example examples/gang-eviction/, run as its cluster.yaml says (``fumarole schedule --conf
 <conf> --cycles 2 --snapshot cluster.yaml --snapshot <pending gang>`` from the repository root, in a
-subprocess), under the pod-by-pod actions (preempt-reclaim.yaml) and the gang-aware ones (gang.yaml).
+subprocess), under the pod-by-pod actions (preempt-reclaim.yaml) and the gang-aware ones (gang.yaml);
+the table of docs/gang-eviction.md ("Example: two racks") says the same.
 
 The cluster: rack-1 (n1, n2) runs gang ns/c, 4 pods of 1 GPU with minMember 4 (no surplus); rack-2
 (n3, n4) runs gang ns/b, 4 pods of 1 GPU with minMember 2 (two surplus pods, b-0 and b-1 on n3); every
@@ -16,7 +17,9 @@ What each run decides, cycle by cycle:
 * gang, anywhere: gangpreempt evicts b's surplus b-0 and b-1 (a safe bundle: b keeps running at its
   minMember) in the one domain of a job without topology, nominates p to n3, and allocate binds it
   there in cycle 2;
-* gang, one rack: the same victims, chosen in hypernode rack-2, which p is nominated to.
+* gang, one rack: gangpreempt works out both racks — rack-1 would break c, rack-2 costs only b's
+  surplus — and takes the same victims in hypernode rack-2, which p is nominated to (upstream takes
+  the first domain that works).
 
 No run evicts a pod its placement did not need (``excess_evictions`` 0) or warns about its input.
 """
