@@ -262,11 +262,26 @@ class SchedulerConf(_Strict):
         return [plugin.name for tier in self.tiers for plugin in tier.plugins]
 
     def configuration(self, name: str) -> dict[str, Any]:
-        """Arguments of the first configuration with this name (``GetArgOfActionFromConf``)."""
+        """Arguments of the first configuration with this name (``GetArgOfActionFromConf``); an action's
+        name matches in any case, as in ``actions`` (``gangPreempt`` configures gangpreempt)."""
         for configuration in self.configurations:
             if configuration.name == name:
                 return configuration.arguments
+        folded = name.casefold()
+        for configuration in self.configurations:
+            if configuration.name.casefold() == folded:
+                return configuration.arguments
         return {}
+
+    def with_registered_actions(self, registry: Registry) -> SchedulerConf:
+        """A copy whose ``actions`` name each action as registered (``gangPreempt`` -> ``gangpreempt``)."""
+        names = self.action_names
+        resolved = [registry.action_name(name) or name for name in names]
+        if resolved == names:
+            return self
+        twin = self.model_copy(update={"actions": ", ".join(resolved)})
+        twin._diagnostics = self._diagnostics
+        return twin
 
     @property
     def voting(self) -> VotingArguments:
@@ -515,6 +530,10 @@ def parse_conf(
                 problems.append(Problem(("actions",), message))
     if problems:
         raise conf_error(source, problems, lines)
+    warnings.extend(_capacity_outside_the_first_tier(conf))
+    warnings.extend(_max_domains_not_positive(conf))
+    if registry is not None:
+        conf = conf.with_registered_actions(registry)
     conf = conf.with_diagnostics(_diagnostics(source, warnings, lines))
     if apply_defaults:
         conf = conf.with_defaults()
@@ -573,6 +592,7 @@ def conf_problems(conf: SchedulerConf, registry: Registry | None) -> list[Proble
             problems.append(Problem(("actions",), f"empty action name (item {position} of {conf.actions!r})"))
         elif registry is not None and not registry.has_action(name):
             problems.append(_unknown("action", name, ("actions",), registry.action_names()))
+    problems.extend(_eviction_actions_combined(names))
     seen: dict[str, str] = {}
     for t, tier in enumerate(conf.tiers):
         hdrf = proportion = False
@@ -610,6 +630,66 @@ def conf_problems(conf: SchedulerConf, registry: Registry | None) -> list[Proble
             action_arguments = configuration.arguments
             problems.extend(registry.action_problems(configuration.name, action_arguments, arguments_at))
     return problems
+
+
+GANG_EVICTION_REPLACES = {"gangpreempt": "preempt", "gangreclaim": "reclaim"}
+"""The gang-aware eviction actions and the pod-by-pod actions they replace (seed 002)."""
+
+
+def _eviction_actions_combined(names: list[str]) -> list[Problem]:
+    """gangpreempt / gangreclaim listed together with preempt / reclaim: one problem naming them.
+
+    Seed 002 (and upstream's design, which does not enforce it): the gang actions replace the legacy
+    ones. Both evict for the same starving jobs; the legacy ones, running in the same cycle, would
+    take pods one by one from the gangs the gang actions keep whole, and undo their minimal choice.
+    """
+    folded = {name.casefold(): name for name in names if name}
+    gang = [folded[name] for name in GANG_EVICTION_REPLACES if name in folded]
+    legacy = [folded[name] for name in GANG_EVICTION_REPLACES.values() if name in folded]
+    if not gang or not legacy:
+        return []
+    message = (
+        f"{' and '.join(gang)} cannot be combined with {' and '.join(legacy)}: the gang-aware actions "
+        "replace the pod-by-pod ones (seed 002); listed together, preempt and reclaim would evict pods "
+        "one by one from the gangs gangpreempt and gangreclaim keep whole. List one kind."
+    )
+    return [Problem(("actions",), message)]
+
+
+def _capacity_outside_the_first_tier(conf: SchedulerConf) -> list[_Warning]:
+    """With a gang eviction action, ``capacity`` below the first tier never filters victims.
+
+    ``unified_evictable`` is decided by the first tier where a plugin answers, and the first tier's
+    usual plugins (priority, gang, conformance) always answer: capacity's queue-share check below it
+    is never asked (Volcano #5929), so gangreclaim may evict from a queue far under its share.
+    """
+    gang = [name for name in conf.action_names if name.casefold() in GANG_EVICTION_REPLACES]
+    if not gang:
+        return []
+    for t, tier in enumerate(conf.tiers):
+        for p, plugin in enumerate(tier.plugins):
+            if plugin.name == "capacity" and t > 0:
+                text = (
+                    f"capacity is in tier {t + 1}: with {' and '.join(gang)} its victim filter "
+                    "(unified_evictable: only pods of queues above their deserved share) is never asked, "
+                    "because the first tier decides (Volcano #5929); move capacity into the first tier"
+                )
+                return [_Warning(Code.INEFFECTIVE_PLUGIN, ("tiers", t, "plugins", p, "name"), text)]
+    return []
+
+
+def _max_domains_not_positive(conf: SchedulerConf) -> list[_Warning]:
+    """A gang eviction action's ``maxDomains`` of 0 or less means the default, 8 (as Volcano, which
+    logs it): said when the conf loads rather than at every session."""
+    found: list[_Warning] = []
+    for c, configuration in enumerate(conf.configurations):
+        value = configuration.arguments.get("maxDomains")
+        if configuration.name.casefold() not in GANG_EVICTION_REPLACES or type(value) is not int:
+            continue
+        if value <= 0:
+            text = f"{configuration.name} maxDomains {value}: 0 or less means the default, 8 (as Volcano)"
+            found.append(_Warning(Code.DEFAULTED, ("configurations", c, "arguments", "maxDomains"), text))
+    return found
 
 
 SKIP_HINT = "--skip-unsupported (FUMAROLE_SKIP_UNSUPPORTED=true) skips it"

@@ -83,6 +83,31 @@ class Placement:
 
 
 @dataclass
+class Nomination:
+    """A pipelined task for which victims were evicted: where it goes once they are gone."""
+
+    pod: str
+    node: str
+    hyper_node: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pod": self.pod, "node": self.node, "hypernode": self.hyper_node}
+
+
+@dataclass
+class BundleChoice:
+    """Victims a gang eviction action chose together: one bundle of one victim job, in one domain."""
+
+    action: str
+    preemptor: str
+    domain: str
+    victim: str
+    kind: str
+    pods: list[str]
+    efficiency: float
+
+
+@dataclass
 class PodGroupPhase:
     """A PodGroup's status as the job updater computed it at session close."""
 
@@ -171,8 +196,19 @@ class CycleDecisions:
     podgroups: list[PodGroupPhase] = field(default_factory=list)
     pending: list[PendingTask] = field(default_factory=list)
     events: list[PodGroupEvent] = field(default_factory=list)
-    nominations: list[Placement] = field(default_factory=list)
-    """Pipelined tasks for which victims were evicted: their pods' ``status.nominatedNodeName``."""
+    nominations: list[Nomination] = field(default_factory=list)
+    """Pipelined tasks for which victims were evicted: their pods' ``status.nominatedNodeName``, and
+    their sub-job's nominated hypernode (gang eviction; "" otherwise)."""
+    dropped_nominations: list[str] = field(default_factory=list)
+    """Pods whose nomination allocate found invalid: their ``nominatedNodeName`` is cleared."""
+    nominated_hyper_nodes: dict[str, dict[str, str]] = field(default_factory=dict)
+    """For jobs whose sub-jobs' nominated hypernodes changed: job UID -> {sub-job UID: hypernode}
+    (the complete new state; empty: no nomination left)."""
+    bundles: list[BundleChoice] = field(default_factory=list)
+    """The victim bundles gang eviction chose (printed by ``--format table``)."""
+    excess_evictions: int = 0
+    """Evictions of preempt, reclaim, gangpreempt and gangreclaim that no placement of this cycle
+    needed (``excess_evictions``): fumarole's actions keep it 0; a third-party action may not."""
     allocated_hyper_nodes: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
     """For jobs whose allocated hypernode changed: job UID -> (job's, {sub-job UID: sub-job's})."""
     topology: list[TopologyAttempt] = field(default_factory=list)
@@ -190,6 +226,8 @@ class CycleDecisions:
             "pipelined": [placement.to_json() for placement in self.pipelined],
             "podgroups": [phase.to_json(self.session_uid) for phase in self.podgroups],
             "pending": [task.to_json() for task in self.pending],
+            "nominations": [nomination.to_json() for nomination in self.nominations],
+            "excess_evictions": self.excess_evictions,
         }
 
 
@@ -225,12 +263,37 @@ def close_log(ssn: Session) -> None:
         for task in job.tasks_with(TaskStatus.PIPELINED).values():
             decisions.pipelined.append(Placement(task.key, task.node_name))
             if task.eviction_occurred:
-                decisions.nominations.append(Placement(task.key, task.node_name))
+                sub_job = job.sub_jobs.get(job.task_to_sub_job.get(task.uid, ""))
+                hyper_node = sub_job.nominated_hyper_node if sub_job is not None else ""
+                decisions.nominations.append(Nomination(task.key, task.node_name, hyper_node))
         for task in job.tasks_with(TaskStatus.PENDING).values():
             decisions.pending.append(PendingTask(task.key, job.uid, reasons.of(job, task)))
         decisions.topology.extend(topology_attempts(job))
+    decisions.excess_evictions = excess_evictions(decisions)
     decisions.pipelined.sort(key=lambda p: p.pod)
     decisions.nominations.sort(key=lambda p: p.pod)
     decisions.pending.sort(key=lambda p: p.pod)
     decisions.podgroups.sort(key=lambda p: p.podgroup)
     decisions.topology.sort(key=lambda t: t.podgroup)
+
+
+EVICTING_ACTIONS = frozenset({"preempt", "reclaim", "gangpreempt", "gangreclaim"})
+
+
+def excess_evictions(decisions: CycleDecisions) -> int:
+    """Evictions by an evicting action that no placement of this cycle needed: on a node where no
+    task was nominated, unless the pod belongs to a whole bundle (gang eviction) with a pod on such a
+    node — a whole bundle goes whole or not at all."""
+    nominated = {nomination.node for nomination in decisions.nominations}
+    evicted_on = {eviction.pod: eviction.node for eviction in decisions.evictions}
+    needed_whole: set[str] = set()
+    for bundle in decisions.bundles:
+        if bundle.kind == "whole" and any(evicted_on.get(pod) in nominated for pod in bundle.pods):
+            needed_whole.update(bundle.pods)
+    return sum(
+        1
+        for eviction in decisions.evictions
+        if eviction.action in EVICTING_ACTIONS
+        and eviction.node not in nominated
+        and eviction.pod not in needed_whole
+    )

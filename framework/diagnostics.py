@@ -42,6 +42,9 @@ class Code(StrEnum):
     used instead."""
     DELETE_MISSING = "delete-missing"
     """A deletion of an object that does not exist."""
+    INEFFECTIVE_PLUGIN = "ineffective-plugin"
+    """A conf places a plugin where it never decides (``capacity`` below the first tier with gang
+    eviction)."""
     NODE_NOT_SCHEDULABLE = "node-not-schedulable"
     """A node that cannot take pods (no ``pods`` allocatable, not Ready, …)."""
 

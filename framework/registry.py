@@ -196,8 +196,21 @@ class Registry:
             self._use_entry_points and _has_entry_point(PLUGINS_GROUP, canonical)
         )
 
-    def has_action(self, name: str) -> bool:
+    def _has_action_named(self, name: str) -> bool:
         return name in self._actions or (self._use_entry_points and _has_entry_point(ACTIONS_GROUP, name))
+
+    def action_name(self, name: str) -> str | None:
+        """The registered action a conf's name means: itself, else the one name equal to it but for
+        case (``gangPreempt`` -> ``gangpreempt``, as seed 002 writes it); None when there is none."""
+        if self._has_action_named(name):
+            return name
+        folded = name.casefold()
+        matches = sorted(known for known in self.action_names() if known.casefold() == folded)
+        return matches[0] if len(matches) == 1 else None
+
+    def has_action(self, name: str) -> bool:
+        """Whether a conf may name this action (case-insensitively, see ``action_name``)."""
+        return self.action_name(name) is not None
 
     # ------------------------------------------------------------------ loading
     def _get(self, group: str, name: str, explicit: dict[str, Any]) -> Any:
@@ -219,9 +232,10 @@ class Registry:
         return builder
 
     def action_factory(self, name: str) -> Callable[[], Action]:
-        if not self.has_action(name):
+        registered = self.action_name(name)
+        if registered is None:
             raise RegistryError(f"unknown action {name!r} (known: {', '.join(sorted(self.action_names()))})")
-        factory: Callable[[], Action] = self._get(ACTIONS_GROUP, name, self._actions)
+        factory: Callable[[], Action] = self._get(ACTIONS_GROUP, registered, self._actions)
         return factory
 
     def policies(self) -> dict[str, Any]:
@@ -243,7 +257,8 @@ class Registry:
             wanted = [n for n in dict.fromkeys(wanted) if (PLUGINS_GROUP, n) not in self._loaded]
             for name, builder in _load_named(PLUGINS_GROUP, wanted).items():
                 self._loaded[(PLUGINS_GROUP, name)] = builder
-            actions = [n for n in dict.fromkeys(action_names) if n not in self._actions]
+            resolved = [self.action_name(n) or n for n in action_names]
+            actions = [n for n in dict.fromkeys(resolved) if n not in self._actions]
             actions = [n for n in actions if (ACTIONS_GROUP, n) not in self._loaded]
             for name, factory in _load_named(ACTIONS_GROUP, actions).items():
                 self._loaded[(ACTIONS_GROUP, name)] = factory

@@ -47,6 +47,7 @@ from .extension_points import ExtensionPointSpecs
 from .interface import Event, EventHandler, Plugin
 from .job_updater import update_all_jobs
 from .node_table import NodeTable
+from .nominations import record_nominations, sub_job_nominations
 from .registry import LoadedPlugin, Registry
 from .session_hyper_nodes import open_hyper_nodes, record_allocated_hyper_nodes
 from .settings import Settings
@@ -108,6 +109,7 @@ class Session(ExtensionPointSpecs):
         self.hyper_nodes_tiers: list[int] = []
         self.real_nodes_list: dict[str, list[NodeInfo]] = {}
         self.real_nodes_set: dict[str, set[str]] = {}
+        self.opened_nominations: dict[str, dict[str, str]] = {}
         self.hyper_nodes_ready_to_schedule = True
         self.pod_group_old_phase: dict[str, str] = {}
         self.dirty_jobs: set[str] = set()
@@ -155,6 +157,7 @@ class Session(ExtensionPointSpecs):
             plugin.on_session_close(self)
         update_all_jobs(self)
         record_allocated_hyper_nodes(self)
+        record_nominations(self, self.opened_nominations)
         close_log(self)
         if self.hooks is not None:
             self.hooks.fumarole_session_closed(session=self)
@@ -171,6 +174,7 @@ class Session(ExtensionPointSpecs):
         self.priority_classes = dict(snapshot.priority_classes)
         self.config_maps = snapshot.config_maps
         open_hyper_nodes(self, snapshot)
+        self.opened_nominations = sub_job_nominations(self)
         for node in self.node_list:
             self.total_resource.add(node.allocatable)
         extra: set[str] = set()

@@ -9,7 +9,8 @@ has it (a built-in or a third party's entry point), whatever this list says.
 Spec: ``pkg/scheduler/plugins/factory.go`` and ``pkg/scheduler/actions/factory.go`` (the names are
 the ``PluginName`` constants and the actions' ``Name()``) at every tag v1.5.0 to v1.16.0-alpha.1 and
 HEAD ``ed72c7c8``. Names are case-sensitive in Volcano (``framework.GetAction`` and
-``GetPluginBuilder`` are map look-ups): ``gangPreempt`` fails there as here.
+``GetPluginBuilder`` are map look-ups): ``gangPreempt`` fails there; fumarole matches action names
+in any case (seed 002 writes ``gangPreempt``), plugin names exactly.
 """
 
 from __future__ import annotations
@@ -77,14 +78,18 @@ ACTIONS: dict[str, VolcanoName] = {
     **_names("action", "since v1.5.0", "enqueue", "allocate", "backfill", "preempt", "reclaim"),
     **_names("action", "in v1.5.0 only", "elect", "reserve"),
     **_names("action", "since v1.6.0", "shuffle"),
-    **_names("action", "since v1.15.0", "gangpreempt", "gangreclaim", planned=True),
+    **_names("action", "since v1.15.0", "gangpreempt", "gangreclaim"),
 }
 """Every Volcano action name, with the releases that registered it."""
 
 
 def volcano_name(kind: Kind, name: str) -> VolcanoName | None:
-    """The Volcano plugin or action of exactly this name."""
-    return (PLUGINS if kind == "plugin" else ACTIONS).get(name)
+    """The Volcano plugin of exactly this name, or the Volcano action of this name in any case (action
+    names match case-insensitively in fumarole)."""
+    if kind == "plugin":
+        return PLUGINS.get(name)
+    folded = name.casefold()
+    return next((action for known, action in ACTIONS.items() if known.casefold() == folded), None)
 
 
 def other_case(kind: Kind, name: str, known: set[str]) -> str | None:

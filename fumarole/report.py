@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from rich.console import Console
 from rich.table import Table
 
+from fumarole.framework.api.hypernode_info import CLUSTER_TOP_HYPERNODE
 from fumarole.framework.decisions import CycleDecisions, PodGroupPhase
 from fumarole.framework.diagnostics import Diagnostic
 
@@ -38,6 +39,13 @@ def _table(title: str, columns: Sequence[str], rows: Sequence[Sequence[str]]) ->
     for row in rows:
         table.add_row(*row)
     return table
+
+
+def _where(hyper_node: str) -> str:
+    """A hypernode's name, "the cluster" for the cluster's virtual top hypernode ("-" for none)."""
+    if not hyper_node:
+        return "-"
+    return "the cluster" if hyper_node == CLUSTER_TOP_HYPERNODE else hyper_node
 
 
 def _conditions(phase: PodGroupPhase, session_uid: str) -> str:
@@ -69,6 +77,36 @@ def print_cycles(
                     "Evictions",
                     ("pod", "node", "action", "why"),
                     [(e.pod, e.node, e.action, e.reason) for e in decisions.evictions],
+                )
+            )
+        if decisions.bundles:
+            console.print(
+                _table(
+                    "Gang eviction: bundles chosen (safe: pods above minAvailable; whole: breaks the gang)",
+                    ("action", "for job", "domain", "victim job", "bundle", "pods", "efficiency"),
+                    [
+                        (
+                            b.action,
+                            b.preemptor,
+                            _where(b.domain),
+                            b.victim,
+                            b.kind,
+                            ", ".join(b.pods),
+                            f"{b.efficiency:.3g}",
+                        )
+                        for b in decisions.bundles
+                    ],
+                )
+            )
+        if decisions.excess_evictions:
+            excess = decisions.excess_evictions
+            console.print(f"[yellow]{excess} eviction(s) on nodes where no preemptor was placed[/yellow]")
+        if decisions.nominations:
+            console.print(
+                _table(
+                    "Nominated (placed there once the victims are gone)",
+                    ("pod", "node", "hypernode"),
+                    [(n.pod, n.node, _where(n.hyper_node)) for n in decisions.nominations],
                 )
             )
         if decisions.pipelined:

@@ -356,7 +356,13 @@ class SimCluster:
         bound = [self.cache.pods.get(bind.pod) for bind in decisions.binds]
         self.cache.apply(decisions, now)
         records = [self._bound(pod.metadata.uid, pod.key, now) for pod in bound if pod is not None]
-        if decisions.binds or decisions.evictions or decisions.nominations:
+        if (
+            decisions.binds
+            or decisions.evictions
+            or decisions.nominations
+            or decisions.dropped_nominations
+            or decisions.nominated_hyper_nodes
+        ):
             self.version += 1
         return records
 

@@ -159,6 +159,12 @@ class Simulation:
             self.metrics.evictions += len(decisions.evictions)
             self.metrics.eviction_events += 1
             self.metrics.gangs_broken += self._gangs_broken([e.pod for e in decisions.evictions])
+            by_action: dict[str, list[str]] = {}
+            for eviction in decisions.evictions:
+                by_action.setdefault(eviction.action or "-", []).append(eviction.pod)
+            for action, pods in by_action.items():
+                self.metrics.evicted_by(action, len(pods), self._gangs_broken(pods))
+            self.metrics.excess_evictions += decisions.excess_evictions
         evicted = [(eviction, self.cluster.pod(eviction.pod)) for eviction in decisions.evictions]
         for record in self.cluster.apply(decisions, now):
             self.metrics.log(

@@ -20,6 +20,11 @@ gangs_broken                    gangs (jobs) left with fewer running pods than m
                                 eviction event, summed over events (a one-pod job counts; the gang
                                 plugin never evicts below minAvailable, so with it this stays 0)
 gangs_broken_per_eviction_event gangs_broken / eviction_events
+evictions_by_action             per evicting action (preempt, reclaim, gangpreempt, gangreclaim,
+                                ...): ``pods_evicted`` and ``gangs_broken`` (a gang counted for an
+                                action when that action's evictions of the cycle alone break it)
+excess_evictions                evictions no placement of their cycle needed (``CycleDecisions.
+                                excess_evictions``, summed; fumarole's actions keep it 0)
 npu_allocation_ratio_mean       time-weighted mean of allocated NPUs / total NPUs over the horizon
 gpu_allocation_ratio_mean       the same for GPUs (whole GPUs plus openb GPU shares, in milli-GPUs)
 inference_scale_up_latency_s    time from a scale-up to the new replica Running, p50/p95/p99
@@ -99,6 +104,8 @@ class Metrics:
         self.evictions = 0
         self.eviction_events = 0
         self.gangs_broken = 0
+        self.evictions_by_action: dict[str, dict[str, int]] = {}
+        self.excess_evictions = 0
         self.scale_up_latencies: list[float] = []
         self.cycle_seconds: list[float] = []
         self.scheduling_cycles = 0
@@ -108,6 +115,11 @@ class Metrics:
 
     def log(self, time: float, event: str, pod: str = "", node: str = "", detail: str = "") -> None:
         self.events.append(Event(time, event, pod, node, detail))
+
+    def evicted_by(self, action: str, pods: int, gangs_broken: int) -> None:
+        counts = self.evictions_by_action.setdefault(action, {"pods_evicted": 0, "gangs_broken": 0})
+        counts["pods_evicted"] += pods
+        counts["gangs_broken"] += gangs_broken
 
     def allocation(self, time: float, npus: int, gpus: int) -> None:
         """Allocated accelerators now, in the units of the totals (the simulation counts milli-GPUs)."""
@@ -152,6 +164,10 @@ class Metrics:
             "gangs_broken_per_eviction_event": (
                 round(self.gangs_broken / self.eviction_events, 6) if self.eviction_events else None
             ),
+            "evictions_by_action": {
+                action: dict(counts) for action, counts in sorted(self.evictions_by_action.items())
+            },
+            "excess_evictions": self.excess_evictions,
             "npu_allocation_ratio_mean": round(npu_mean, 6) if npu_mean is not None else None,
             "gpu_allocation_ratio_mean": round(gpu_mean, 6) if gpu_mean is not None else None,
             "inference_scale_up_latency_s": percentiles(self.scale_up_latencies),

@@ -125,6 +125,8 @@ ROWS: list[tuple[str, Any]] = [
     ("evictions", lambda s: s["evictions"]),
     ("gangs broken", lambda s: s["gangs_broken"]),
     ("gangs broken per eviction event", lambda s: _num(s["gangs_broken_per_eviction_event"])),
+    ("pods evicted / gangs broken, by action", lambda s: _by_action(s.get("evictions_by_action", {}))),
+    ("evictions no placement needed", lambda s: s.get("excess_evictions", 0)),
     ("NPU allocation (mean)", lambda s: _pct(s["npu_allocation_ratio_mean"])),
     ("GPU allocation (mean)", lambda s: _pct(s["gpu_allocation_ratio_mean"])),
     ("inference scale-up latency p95 (s)", lambda s: _num(s["inference_scale_up_latency_s"]["p95"])),
@@ -133,6 +135,13 @@ ROWS: list[tuple[str, Any]] = [
     ("scheduling cycles", lambda s: s["scheduling_cycles"]),
     ("warnings about the input", lambda s: len(s.get("warnings", ()))),
 ]
+
+
+def _by_action(counts: dict[str, dict[str, int]]) -> str:
+    """``preempt 12 / 3, reclaim 4 / 1`` (``-`` when nothing was evicted)."""
+    if not counts:
+        return "-"
+    return ", ".join(f"{action} {c['pods_evicted']} / {c['gangs_broken']}" for action, c in counts.items())
 
 
 def _pct(value: float | None) -> str:

@@ -1,7 +1,9 @@
 """The allocate action: place pending tasks on nodes, a job at a time (``actions/allocate/allocate.go``).
 
-Queues are visited in queue order (an overused queue is skipped), one job per visit in job order,
-the queue re-pushed after each job so its position is recomputed. For a job:
+Jobs a gang eviction nominated (a sub-job with a nominated hypernode) are served first, in queue
+order then job order, so no other job takes the resources their victims free. Then queues are
+visited in queue order (an overused queue is skipped), one job per visit in job order, the queue
+re-pushed after each job so its position is recomputed. For a job:
 
 * without hard network topology and without sub-group policies, its pending tasks are tried in task
   order on all nodes (the nominated hypernode first, when gang eviction nominated one);
@@ -24,13 +26,17 @@ Arguments (``configurations: [{name: allocate, arguments: {...}}]``): ``predicat
 a boolean as Volcano's ``GetBool`` reads it (a YAML boolean or a ``strconv.ParseBool`` string such as
 ``"true"``, ``"0"``, ``"F"``); any other value or key is rejected with the file and the key.
 
-Deliberate differences: hypernodes tied on score are chosen by the session's seeded generator (Go
-picks by map order); for a job with a hard topology, every hypernode tried and why it failed is kept
-in ``JobInfo.topology_explanation`` (``explain.py``) for the pending reasons.
+Deliberate differences: nominated jobs first (upstream tries the nomination only when the job's turn
+comes, and keeps it in memory for one session only, so an unrelated job ordered earlier can take the
+freed nodes); a nomination that allocate honours but cannot yet bind (the victims are still terminating:
+the tasks are only pipelined) is kept for the next session. Hypernodes tied on score are chosen by the
+session's seeded generator (Go picks by map order); for a job with a hard topology, every hypernode tried
+and why it failed is kept in ``JobInfo.topology_explanation`` (``explain.py``) for the pending reasons.
 """
 
 from __future__ import annotations
 
+from functools import cmp_to_key
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,6 +44,7 @@ from fumarole.framework.api.fit_errors import FitErrors
 from fumarole.framework.api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE
 from fumarole.framework.api.resource import ZERO
+from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import SearchPurpose
 from fumarole.framework.statement import Statement, StatementError
 from fumarole.framework.util.priority_queue import PriorityQueue
@@ -81,6 +88,16 @@ def find_hyper_node_for_node(ssn: Session, node_name: str) -> str:
     return ""
 
 
+def _queue_then_job(ssn: Session, left: JobInfo, right: JobInfo) -> int:
+    """Queue order first, then job order (the order nominated jobs are served in)."""
+    if left.queue != right.queue:
+        order = ssn.queue_order(ssn.queues[left.queue], ssn.queues[right.queue])
+        if order:
+            return -1 if order < 0 else 1
+    order = ssn.job_order(left, right)
+    return -1 if order < 0 else (1 if order > 0 else 0)
+
+
 class AllocateAction:
     name = "allocate"
     arguments_model = AllocateArguments
@@ -92,6 +109,25 @@ class AllocateAction:
         self._rows: dict[str, np.ndarray] = {}
         self._sub_job_failures: list[str] = []
         self._partial_placed = 0
+        self.purpose = SearchPurpose.ALLOCATE
+        self.reserve_for_eviction = False
+
+    @classmethod
+    def simulation(cls, ssn: Session, *, error_cache: bool) -> AllocateAction:
+        """Allocate's placement code for a gang eviction's dry run (``actions/gang_eviction``).
+
+        The same node search, scoring and hypernode walk, with three changes: hypernodes are searched
+        for eviction (``SearchPurpose.EVICT``: eligible by allocatable, not by idle), every task is
+        *pipelined* with ``eviction_occurred`` (never bound: the gang is bound by the next cycle's
+        allocate once its victims are gone), and a sub-job's tasks are all placed, not only until the
+        job is ready.
+        """
+        placer = cls()
+        placer.ssn = ssn
+        placer.error_cache = error_cache
+        placer.purpose = SearchPurpose.EVICT
+        placer.reserve_for_eviction = True
+        return placer
 
     # ------------------------------------------------------------------ entry
     def execute(self, ssn: Session) -> None:
@@ -100,8 +136,8 @@ class AllocateAction:
         self.ssn = ssn
         self.recorder = Recorder()
         self._rows = {}
-        queues, jobs_by_queue, worksheets, flat_tasks = self._build_context(ssn)
-        self._allocate_resources(ssn, queues, jobs_by_queue, worksheets, flat_tasks)
+        queues, jobs_by_queue, worksheets, flat_tasks, nominated = self._build_context(ssn)
+        self._allocate_resources(ssn, queues, jobs_by_queue, worksheets, flat_tasks, nominated)
 
     def rows_of(self, hyper_node: str) -> np.ndarray:
         rows = self._rows.get(hyper_node)
@@ -120,11 +156,13 @@ class AllocateAction:
         dict[str, PriorityQueue[JobInfo]],
         dict[str, JobWorksheet],
         dict[str, SubJobWorksheet],
+        list[JobInfo],
     ]:
         queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
         jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
         worksheets: dict[str, JobWorksheet] = {}
         flat: dict[str, SubJobWorksheet] = {}
+        nominated: list[JobInfo] = []
         enqueue_configured = "enqueue" in ssn.conf.action_names
         for job in ssn.jobs.values():
             if job.is_pending():
@@ -138,16 +176,28 @@ class AllocateAction:
             sheet = organize_job_worksheet(ssn, job)
             if sheet.empty():
                 continue
-            if job.queue not in jobs_by_queue:
-                jobs_by_queue[job.queue] = PriorityQueue.ordered(ssn.job_order)
-                queues.push(ssn.queues[job.queue])
-            jobs_by_queue[job.queue].push(job)
             worksheets[job.uid] = sheet
             if not job.contains_hard_topology():
                 default = sheet.sub_job_worksheets.get(job.default_sub_job_id())
                 if default is not None:
                     flat[job.uid] = default
-        return queues, jobs_by_queue, worksheets, flat
+            if any(sub.nominated_hyper_node for sub in job.sub_jobs.values()):
+                nominated.append(job)
+                continue
+            self._push(ssn, queues, jobs_by_queue, job)
+        return queues, jobs_by_queue, worksheets, flat, nominated
+
+    @staticmethod
+    def _push(
+        ssn: Session,
+        queues: PriorityQueue[QueueInfo],
+        jobs_by_queue: dict[str, PriorityQueue[JobInfo]],
+        job: JobInfo,
+    ) -> None:
+        if job.queue not in jobs_by_queue:
+            jobs_by_queue[job.queue] = PriorityQueue.ordered(ssn.job_order)
+            queues.push(ssn.queues[job.queue])
+        jobs_by_queue[job.queue].push(job)
 
     def _allocate_resources(
         self,
@@ -156,8 +206,12 @@ class AllocateAction:
         jobs_by_queue: dict[str, PriorityQueue[JobInfo]],
         worksheets: dict[str, JobWorksheet],
         flat: dict[str, SubJobWorksheet],
+        nominated: list[JobInfo],
     ) -> None:
         top = ssn.hyper_nodes[CLUSTER_TOP_HYPERNODE]
+        for job in sorted(nominated, key=cmp_to_key(lambda left, right: _queue_then_job(ssn, left, right))):
+            if ssn.overused(ssn.queues[job.queue]) or self._allocate_job(ssn, job, worksheets, flat, top):
+                self._push(ssn, queues, jobs_by_queue, job)
         while queues:
             queue = queues.pop()
             if ssn.overused(queue):
@@ -166,32 +220,44 @@ class AllocateAction:
             if jobs is None or jobs.empty():
                 continue
             job = jobs.pop()
-            if job.contains_hard_topology() or job.contains_sub_job_policy():
-                sheet = worksheets[job.uid]
-                stmt = self.allocate_for_job(job, sheet, top)
-                if stmt is not None and ssn.job_ready(job):
-                    stmt.commit()
-                    ssn.mark_job_dirty(job.uid)
-                    self.recorder.update_decision_to_job(job, ssn.hyper_nodes)
-                    if not sheet.empty():
-                        jobs.push(job)
-            else:
-                sub_job = job.sub_jobs.get(job.default_sub_job_id())
-                tasks = flat.get(job.uid)
-                if sub_job is not None and tasks is not None:
-                    stmt = None
-                    if sub_job.nominated_hyper_node:
-                        found = self.allocate_from_nomination(sub_job, tasks, top)
-                        if found is not None:
-                            stmt = found[0]
-                    if stmt is None:
-                        stmt = self.allocate_resources_for_tasks(sub_job, tasks.tasks, CLUSTER_TOP_HYPERNODE)
-                    if stmt is not None and ssn.job_ready(job):
-                        stmt.commit()
-                        sub_job.nominated_hyper_node = ""
-                        if not tasks.empty():
-                            jobs.push(job)
+            if self._allocate_job(ssn, job, worksheets, flat, top):
+                jobs.push(job)
             queues.push(queue)
+
+    def _allocate_job(
+        self,
+        ssn: Session,
+        job: JobInfo,
+        worksheets: dict[str, JobWorksheet],
+        flat: dict[str, SubJobWorksheet],
+        top: HyperNodeInfo,
+    ) -> bool:
+        """Place one job; True when its statement was committed and tasks remain (push it back)."""
+        if job.contains_hard_topology() or job.contains_sub_job_policy():
+            sheet = worksheets[job.uid]
+            stmt = self.allocate_for_job(job, sheet, top)
+            if stmt is not None and ssn.job_ready(job):
+                stmt.commit()
+                ssn.mark_job_dirty(job.uid)
+                self.recorder.update_decision_to_job(job, ssn.hyper_nodes)
+                return not sheet.empty()
+            return False
+        sub_job = job.sub_jobs.get(job.default_sub_job_id())
+        tasks = flat.get(job.uid)
+        if sub_job is None or tasks is None:
+            return False
+        stmt = None
+        if sub_job.nominated_hyper_node:
+            found = self.allocate_from_nomination(sub_job, tasks, top)
+            if found is not None:
+                stmt = found[0]
+        if stmt is None:
+            stmt = self.allocate_resources_for_tasks(sub_job, tasks.tasks, CLUSTER_TOP_HYPERNODE)
+        if stmt is not None and ssn.job_ready(job):
+            stmt.commit()
+            sub_job.nominated_hyper_node = ""
+            return not tasks.empty()
+        return False
 
     # ------------------------------------------------------------------ topology-aware paths
     def allocate_for_job(
@@ -204,7 +270,7 @@ class AllocateAction:
             return None
         self.recorder.snapshot_sub_job_status(job, sheet)
         explanation = explain.start(job)
-        gradients = ssn.hyper_node_gradient_for_job(job, hyper_node, SearchPurpose.ALLOCATE)
+        gradients = ssn.hyper_node_gradient_for_job(job, hyper_node, self.purpose)
         for hyper_nodes in gradients:
             saved: dict[str, Statement] = {}
             sheets: dict[str, JobWorksheet] = {}
@@ -278,7 +344,7 @@ class AllocateAction:
             found = self.allocate_from_nomination(sub_job, sheet, hyper_node)
             if found is not None:
                 return found
-        gradients = ssn.hyper_node_gradient_for_sub_job(sub_job, hyper_node, SearchPurpose.ALLOCATE)
+        gradients = ssn.hyper_node_gradient_for_sub_job(sub_job, hyper_node, self.purpose)
         tried: list[str] = []
         for hyper_nodes in gradients:
             saved: dict[str, Statement] = {}
@@ -343,7 +409,11 @@ class AllocateAction:
         for task, node in plan:
             if sub_job.with_network_topology():
                 task.job_allocated_hyper_node = pinned
-            if self.allocate_resources_for_task(stmt, task, node) is not None:
+            failed = self.allocate_resources_for_task(stmt, task, node) is not None
+            if failed or task.status not in (TaskStatus.ALLOCATED, TaskStatus.PIPELINED):
+                # An error, or a task that no longer fits its node (an earlier nominated task took the
+                # room): the nomination does not hold as a whole (upstream goes on and drains the
+                # worksheet, leaving the gang incomplete).
                 stmt.discard()
                 self._invalidate_nomination(sub_job, sheet)
                 return None
@@ -454,7 +524,7 @@ class AllocateAction:
                 continue
             if sub_job.with_network_topology():
                 allocated_hyper_node = self._new_allocated_hyper_node(best.name, allocated_hyper_node)
-            if sub_job_ready(ssn, job, sub_job):
+            if not self.reserve_for_eviction and sub_job_ready(ssn, job, sub_job):
                 break
         if sub_job_ready(ssn, job, sub_job):
             if sub_job.is_soft_topology_mode():
@@ -499,7 +569,10 @@ class AllocateAction:
         done, as upstream.
         """
         try:
-            if task.init_resreq.less_equal(node.idle, ZERO):
+            if self.reserve_for_eviction:
+                if task.init_resreq.less_equal(node.future_idle(), ZERO):
+                    stmt.pipeline(task, node.name, True)
+            elif task.init_resreq.less_equal(node.idle, ZERO):
                 stmt.allocate(task, node)
             elif task.init_resreq.less_equal(node.future_idle(), ZERO):
                 stmt.pipeline(task, node.name, False)

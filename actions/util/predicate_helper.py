@@ -14,7 +14,11 @@ job J failed on a node, later tasks of J/R reuse that failure instead of re-chec
 Modes (which failures rule a node out):
   ALLOCATE — every failure (``PredicateForAllocateAction``);
   PREEMPT  — only UnschedulableAndUnresolvable, Error, Skip, Wait (``PredicateForPreemptAction``):
-             a node that merely lacks room may still get room by evicting.
+             a node that merely lacks room may still get room by evicting. Every plugin judges every
+             candidate (``ssn.predicate_errors``), so a node some plugin rules out for good is ruled out
+             whichever plugin failed it first (Volcano stops at the first failure: a resolvable "not
+             enough chips" hides the node selector that would rule the node out, and pods are evicted
+             for a preemptor that can never run there).
 
 The per-node fit errors are built lazily: the returned ``FitErrors`` materialises them only when
 read (allocate reads them only when no node fits).
@@ -148,7 +152,13 @@ class PredicateHelper:
             candidates, short_rows, short_names = self._shortfalls(task, candidates)
             fresh.add_shortfalls(short_rows, short_names)
         if len(candidates):
-            passed, plugin_errors = ssn.batch_predicate(task, candidates)
+            if mode is PredicateMode.PREEMPT:
+                plugin_errors = ssn.predicate_errors(task, candidates)
+                passed = np.asarray(
+                    [row for row in candidates.tolist() if row not in plugin_errors], np.int64
+                )
+            else:
+                passed, plugin_errors = ssn.batch_predicate(task, candidates)
             if plugin_errors:
                 survivors = set(passed.tolist())
                 for row, error in plugin_errors.items():

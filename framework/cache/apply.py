@@ -69,6 +69,19 @@ def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float =
                 update={"status": pod.status.model_copy(update={"nominated_node_name": nomination.node})}
             )
         )
+    renominated = {nomination.pod for nomination in decisions.nominations}
+    for key in decisions.dropped_nominations:
+        pod = cache.pods.get(key)
+        if pod is None or key in renominated or not pod.status.nominated_node_name:
+            continue
+        cache.put(
+            pod.model_copy(update={"status": pod.status.model_copy(update={"nominated_node_name": ""})})
+        )
+    for uid, nominated in decisions.nominated_hyper_nodes.items():
+        if nominated:
+            cache.nominated_hyper_nodes[uid] = dict(nominated)
+        else:
+            cache.nominated_hyper_nodes.pop(uid, None)
     for uid, allocated in decisions.allocated_hyper_nodes.items():
         if allocated[0] or allocated[1]:
             cache.allocated_hyper_nodes[uid] = allocated

@@ -93,6 +93,7 @@ class ClusterCache:
         self.replica_sets: dict[str, ReplicaSet] = {}
         self.stateful_sets: dict[str, StatefulSet] = {}
         self.allocated_hyper_nodes: dict[str, tuple[str, dict[str, str]]] = {}
+        self.nominated_hyper_nodes: dict[str, dict[str, str]] = {}
         """Job UID -> (allocated hypernode, {sub-job UID: allocated hypernode}), from decision logs."""
         self.ignored: Counter[str] = Counter()
         self.diagnostics = Diagnostics()
@@ -336,6 +337,9 @@ class ClusterCache:
             for sub_uid, sub_allocated in sub_jobs.items():
                 if sub_uid in job.sub_jobs:
                     job.sub_jobs[sub_uid].allocated_hyper_node = sub_allocated
+            for sub_uid, nominated in self.nominated_hyper_nodes.get(uid, {}).items():
+                if sub_uid in job.sub_jobs:
+                    job.sub_jobs[sub_uid].nominated_hyper_node = nominated
             kept[uid] = job
         topology = self._topology if self._topology is not None else build_topology((), [])
         return ClusterSnapshot(

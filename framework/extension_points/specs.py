@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..api.batch_fit import BatchFit
+    from ..api.fit_errors import FitError
     from ..api.hypernode_info import HyperNodeInfo
     from ..api.job_info import JobInfo
     from ..api.node_info import NodeInfo
@@ -259,6 +260,12 @@ class ExtensionPointSpecs:
         """Told that ``event.task`` was evicted, or that its allocation or pipelining was undone."""
 
     # ============================================================== derived answers
+    def predicate_errors(self, task: TaskInfo, rows: Rows) -> dict[int, FitError]:
+        """Every predicate plugin's verdict on every row, no short-circuit (the batch forms, tier order):
+        per failed row, all the statuses. What an eviction asks: can any plugin rule the node out for
+        good, whatever plugin failed it first?"""
+        return variants.every_predicate_error(self, task, rows)
+
     def node_map_reduce(self, task: TaskInfo, nodes: list[NodeInfo]) -> dict[str, float]:
         """The reduced map scores of every node, summed over plugins (``NodeOrderMapFn`` +
         ``NodeOrderReduceFn``); empty when no plugin registered ``node_reduce``."""

@@ -172,3 +172,27 @@ def gradient_of(
 ) -> list[list[HyperNodeInfo]]:
     """The hypernode-gradient fallback: the hypernode itself, as one gradient."""
     return [[hyper_node]]
+
+
+def every_predicate_error(host: Any, task: TaskInfo, rows: Rows) -> dict[int, FitError]:
+    """Every plugin on every row, no short-circuit: per failed row, the statuses of all the plugins
+    that failed it, in tier order. An eviction needs this: a row one plugin fails for lack of room
+    (resolvable) may be ruled out for good by a later one (a node selector, a taint, a device type)."""
+    found: dict[int, FitError] = {}
+    rows = np.asarray(rows, dtype=np.int64)
+    tiers: Tiers = host.batch_predicate.enabled()
+    for tier in tiers:
+        for fn in tier:
+            if not len(rows):
+                return found
+            fit = fn(task, rows)
+            for position in np.flatnonzero(~np.asarray(fit.passed, dtype=bool)).tolist():
+                row = int(rows[position])
+                error = fit.error_for(position, task, host.node_table.names[row])
+                earlier = found.get(row)
+                found[row] = (
+                    error
+                    if earlier is None
+                    else FitError(task, error.node_name, [*earlier.statuses, *error.statuses])
+                )
+    return found

@@ -12,6 +12,8 @@ Extension points (flag in parentheses; see ``npu_session`` for what each decides
 * job_valid (no flag);
 * job_ready (``enableJobReady``), job_pipelined (``enableJobPipelined``);
 * task_order (``enableTaskOrder``), job_order (``enableJobOrder``);
+* preemptable (``enablePreemptable``), reclaimable (``enableReclaimable``), unified_evictable (no
+  flag): the card-level victim check (``victims``);
 * allocate / deallocate event handlers (no flag).
 
 The conf may name the plugin ``huawei-npu`` or upstream's ``volcano-npu_<version>`` (an alias the
@@ -23,7 +25,7 @@ Spec: upstream ``component/ascend-for-volcano/npu.go`` (``OnSessionOpen``), ``pl
 shared/reference/ascend-npu-plugin.md §1.1; seed 000 §3.1.
 
 Not registered (upstream does): job_enqueueable (device-list totals; upstream's default
-``forceEnqueue`` permits anyway), preemptable / reclaimable (card-level victim filtering).
+``forceEnqueue`` permits anyway). Registered where upstream does not: the victim filters.
 ``on_session_close`` writes no PodGroup conditions; it updates the handler's metrics.
 """
 
@@ -36,6 +38,7 @@ from fumarole.framework.interface import EventHandler
 from .arguments import INIT_PARAMS, HuaweiNpuArguments, NpuConfig, resolve_config
 from .handler import HANDLER_KEY, ScheduleHandler
 from .policy_index import index_policies
+from .victims import NpuVictims
 
 if TYPE_CHECKING:
     from fumarole.framework.registry import Registry
@@ -76,6 +79,10 @@ class HuaweiNpuPlugin:
         ssn.job_pipelined.register(session.job_pipelined)
         ssn.task_order.register(session.task_order)
         ssn.job_order.register(session.job_order)
+        victims = NpuVictims(session)
+        ssn.preemptable.register(victims.preemptable)
+        ssn.reclaimable.register(victims.reclaimable)
+        ssn.unified_evictable.register(victims.unified_evictable)
         ssn.add_event_handler(
             EventHandler(allocate_func=session.on_allocate, deallocate_func=session.on_deallocate)
         )

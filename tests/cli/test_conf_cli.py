@@ -228,6 +228,35 @@ def test_every_shipped_conf_is_valid(fumarole: Run) -> None:
     assert result.stdout.splitlines() == [f"{conf}: ok" for conf in confs]
 
 
+GANG_EVICTION_CONFS = {
+    "capacity-tier-2.yaml": 'actions: "enqueue, allocate, gangpreempt"\ntiers:\n'
+    "- plugins:\n  - name: priority\n  - name: gang\n- plugins:\n  - name: capacity\n",
+    "gang-and-preempt.yaml": 'actions: "enqueue, allocate, gangpreempt, preempt"\ntiers:\n'
+    "- plugins:\n  - name: gang\n",
+}
+
+
+def test_validate_gang_eviction_confs(fumarole: Run, tmp_path: Path) -> None:
+    """The seed's spelling (``gangPreempt``, Volcano's design doc verbatim) is valid; capacity below the
+    first tier is a warning (the output of validate, not stderr); gangpreempt with preempt a problem."""
+    (tmp_path / "seed.yaml").write_bytes((MANIFESTS / "scheduler-config-gangpreempt.yaml").read_bytes())
+    for name, text in GANG_EVICTION_CONFS.items():
+        (tmp_path / name).write_text(text)
+    result = fumarole("conf", "validate", "seed.yaml", *GANG_EVICTION_CONFS, cwd=tmp_path, paths=())
+    assert (result.returncode, result.stderr) == (1, "")
+    assert result.stdout.splitlines() == [
+        "seed.yaml: ok",
+        "capacity-tier-2.yaml:7: warning: capacity is in tier 2: with gangpreempt its victim filter "
+        "(unified_evictable: only pods of queues above their deserved share) is never asked, because the "
+        "first tier decides (Volcano #5929); move capacity into the first tier [ineffective-plugin]",
+        "capacity-tier-2.yaml: ok, 1 warning",
+        "gang-and-preempt.yaml:1: actions: gangpreempt cannot be combined with preempt: the gang-aware "
+        "actions replace the pod-by-pod ones (seed 002); listed together, preempt and reclaim would evict "
+        "pods one by one from the gangs gangpreempt and gangreclaim keep whole. List one kind.",
+        "gang-and-preempt.yaml: 1 problem",
+    ]
+
+
 # ---------------------------------------------------------------------------------------- show
 SMALL = """\
 # a comment, dropped
@@ -378,9 +407,11 @@ def test_the_round_trip_covers_the_shipped_and_reference_confs() -> None:
     assert names == [
         "default.yaml",
         "npu-inference-training-baseline.yaml",
+        "npu-inference-training-gang.yaml",
         "npu-inference-training.yaml",
-        "scheduler-config-benchmark-gang.yaml",  # a ConfigMap; scheduler-config-gangpreempt.yaml names
-    ]  # actions fumarole does not have yet
+        "scheduler-config-benchmark-gang.yaml",  # a ConfigMap
+        "scheduler-config-gangpreempt.yaml",  # gangPreempt / gangReclaim, names in another case
+    ]
 
 
 @pytest.mark.parametrize("path", [pytest.param(path, id=path.name) for path in _loadable()])

@@ -52,6 +52,8 @@ def _cycle(
         "pipelined": [],
         "podgroups": [{"podgroup": pg, "phase": phase, "conditions": []} for pg, phase in podgroups],
         "pending": pending or [],
+        "nominations": [],
+        "excess_evictions": 0,
     }
 
 
@@ -300,6 +302,8 @@ def test_default_conf_explains_every_pending_pod_and_podgroup(workdir: Path) -> 
                 },
             ],
             "pending": [BIG_PENDING],
+            "nominations": [],
+            "excess_evictions": 0,
         }
     )
 
@@ -442,6 +446,9 @@ FILES: dict[str, str] = {
         "apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  annotations: {fumarole.io/delete: 'true'}\n"
     ),
     "dup.yaml": "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\n",
+    "gang-and-preempt.yaml": (
+        'actions: "enqueue, allocate, gangPreempt, preempt"\ntiers:\n- plugins:\n  - name: gang\n'
+    ),
     "then-bad-tree.yaml": (
         "apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n---\n"
         "apiVersion: topology.volcano.sh/v1alpha1\nkind: HyperNode\nmetadata: {name: spine}\n"
@@ -480,6 +487,13 @@ FILES: dict[str, str] = {
             ["--conf", "unknown-action.yaml", "--snapshot", "cluster.yaml"],
             "unknown-action.yaml:1: actions: unknown action 'allocat' (known: {actions})",
             id="unknown-action",
+        ),
+        pytest.param(
+            ["--conf", "gang-and-preempt.yaml", "--snapshot", "cluster.yaml"],
+            "gang-and-preempt.yaml:1: actions: gangPreempt cannot be combined with preempt: the gang-aware "
+            "actions replace the pod-by-pod ones (seed 002); listed together, preempt and reclaim would "
+            "evict pods one by one from the gangs gangpreempt and gangreclaim keep whole. List one kind.",
+            id="gang-eviction-with-preempt",
         ),
         pytest.param(
             ["--conf", "absent.yaml", "--snapshot", "cluster.yaml"],
@@ -647,6 +661,37 @@ def test_the_confs_warnings_come_first(warned: Path) -> None:
     strict = schedule(warned, "--conf", "obsolete.yaml", *snapshots, "--strict")
     assert (strict.returncode, strict.stdout) == (2, "")
     assert strict.stderr == "".join(f"fumarole: {_line(w)} (--strict)\n" for w in (OBSOLETE, LOST))
+
+
+CAPACITY_TIER_2 = (
+    'actions: "enqueue, allocate, gangPreempt"\ntiers:\n- plugins:\n  - name: priority\n  - name: gang\n'
+    "- plugins:\n  - name: capacity\n  - name: predicates\n"
+)
+INEFFECTIVE = {
+    "code": "ineffective-plugin",
+    "subject": "capacity-tier-2.yaml:7",
+    "text": "capacity is in tier 2: with gangPreempt its victim filter (unified_evictable: only pods of "
+    "queues above their deserved share) is never asked, because the first tier decides (Volcano #5929); "
+    "move capacity into the first tier",
+}
+
+
+def test_capacity_below_the_first_tier_with_gang_eviction_is_a_warning(workdir: Path) -> None:
+    """A conf in the seed's spelling (gangPreempt) runs; capacity in its second tier is warned about on
+    stderr and in the JSON, and is an error (exit 2) under --strict."""
+    (workdir / "capacity-tier-2.yaml").write_text(CAPACITY_TIER_2)
+    args = ["--conf", "capacity-tier-2.yaml", "--snapshot", "cluster.yaml", "--snapshot", "workload.yaml"]
+    result = schedule(workdir, *args)
+    assert (result.returncode, result.stderr) == (0, f"WARNING  {_line(INEFFECTIVE)}\n")
+    output = json.loads(result.stdout)
+    assert output["warnings"] == [INEFFECTIVE]
+    assert output["cycles"][0]["binds"] == [
+        {"pod": "ns/a-0", "node": "n2", "action": "allocate"},
+        {"pod": "ns/a-1", "node": "n2", "action": "allocate"},
+    ]
+    strict = schedule(workdir, *args, "--strict")
+    assert (strict.returncode, strict.stdout) == (2, "")
+    assert strict.stderr == f"fumarole: {_line(INEFFECTIVE)} (--strict)\n"
 
 
 # ------------------------------------------------------------------------------------ Kubernetes semantics

@@ -21,6 +21,7 @@ from fumarole.framework.conf import (
     load_conf,
     parse_conf,
 )
+from fumarole.framework.diagnostics import Code
 from fumarole.framework.interface import PluginArguments
 from fumarole.framework.registry import Registry
 from fumarole.framework.session import Session
@@ -287,18 +288,116 @@ def test_a_configmap_wrapped_conf_is_accepted(registry: Registry) -> None:
     assert (drf.value("enabled_preemptable"), drf.value("enabled_hierarchy")) == (False, None)
 
 
-def test_reference_conf_with_unknown_actions(registry: Registry) -> None:
-    # Volcano's design doc spells its actions gangPreempt / gangReclaim; Volcano registers
-    # gangpreempt / gangreclaim and looks names up case-sensitively, so it rejects this conf too.
-    path = MANIFESTS / "scheduler-config-gangpreempt.yaml"
-    with pytest.raises(ConfError) as info:
-        load_conf(path, registry)
-    assert str(info.value) == (
-        f"{path}:2: actions: unknown action 'gangPreempt' (known: {ACTIONS}); did you mean 'gangpreempt'? "
-        "Names are case-sensitive: Volcano rejects it too\n"
-        f"{path}:2: actions: unknown action 'gangReclaim' (known: {ACTIONS}); did you mean 'gangreclaim'? "
-        "Names are case-sensitive: Volcano rejects it too"
+@pytest.fixture
+def installed() -> Registry:
+    """The installed actions and plugins (the gang eviction actions, capacity, ...)."""
+    return Registry()
+
+
+def test_action_names_match_in_any_case(installed: Registry) -> None:
+    # Volcano's design doc and seed 002 spell the actions gangPreempt / gangReclaim; Volcano registers
+    # gangpreempt / gangreclaim and rejects this conf (case-sensitive look-up); fumarole loads it.
+    conf = load_conf(MANIFESTS / "scheduler-config-gangpreempt.yaml", installed)
+    assert conf.action_names == ["allocate", "backfill", "gangpreempt", "gangreclaim"]
+    assert list(conf.diagnostics) == []
+    configured = parse_conf(
+        'actions: "Allocate, gangPreempt"\ntiers:\n- plugins:\n  - name: gang\n'
+        "configurations:\n- name: gangPreempt\n  arguments: {maxDomains: 2}\n",
+        "conf.yaml",
+        installed,
     )
+    assert configured.action_names == ["allocate", "gangpreempt"]
+    assert configured.configuration("gangpreempt") == {"maxDomains": 2}
+
+
+@pytest.mark.parametrize(
+    ("actions", "message"),
+    [
+        pytest.param(
+            "enqueue, allocate, gangpreempt, preempt",
+            "gangpreempt cannot be combined with preempt",
+            id="gangpreempt-and-preempt",
+        ),
+        pytest.param(
+            "allocate, gangReclaim, gangpreempt, reclaim, preempt",
+            "gangpreempt and gangReclaim cannot be combined with preempt and reclaim",
+            id="both-pairs-named-once",
+        ),
+        pytest.param(
+            "allocate, gangreclaim, preempt",
+            "gangreclaim cannot be combined with preempt",
+            id="gangreclaim-and-preempt",
+        ),
+    ],
+)
+def test_gang_eviction_actions_are_not_combined_with_preempt_and_reclaim(
+    installed: Registry, actions: str, message: str
+) -> None:
+    with pytest.raises(ConfError) as info:
+        parse_conf(f'actions: "{actions}"\ntiers:\n- plugins:\n  - name: gang\n', "conf.yaml", installed)
+    assert info.value.problems == [
+        f"conf.yaml:1: actions: {message}: the gang-aware actions replace the pod-by-pod ones (seed 002); "
+        "listed together, preempt and reclaim would evict pods one by one from the gangs gangpreempt and "
+        "gangreclaim keep whole. List one kind."
+    ]
+
+
+@pytest.mark.parametrize(
+    ("tiers", "warned"),
+    [
+        pytest.param(
+            "- plugins:\n  - name: gang\n- plugins:\n  - name: capacity\n",
+            [
+                (
+                    "conf.yaml:6",
+                    "capacity is in tier 2: with gangreclaim its victim filter (unified_evictable: only pods "
+                    "of queues above their deserved share) is never asked, because the first tier decides "
+                    "(Volcano #5929); move capacity into the first tier",
+                )
+            ],
+            id="capacity-in-tier-2-warned",
+        ),
+        pytest.param("- plugins:\n  - name: gang\n  - name: capacity\n", [], id="capacity-in-tier-1-fine"),
+        pytest.param("- plugins:\n  - name: gang\n- plugins:\n  - name: proportion\n", [], id="no-capacity"),
+    ],
+)
+def test_capacity_below_the_first_tier_is_warned_about_with_gang_eviction(
+    installed: Registry, tiers: str, warned: list[tuple[str, str]]
+) -> None:
+    conf = parse_conf(f'actions: "allocate, gangreclaim"\ntiers:\n{tiers}', "conf.yaml", installed)
+    assert [(d.code, d.subject, d.text) for d in conf.diagnostics] == [
+        (Code.INEFFECTIVE_PLUGIN, subject, text) for subject, text in warned
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "warned"),
+    [
+        pytest.param(
+            "{maxDomains: 0}",
+            ["gangReclaim maxDomains 0: 0 or less means the default, 8 (as Volcano)"],
+            id="zero",
+        ),
+        pytest.param(
+            "{maxDomains: -3}",
+            ["gangReclaim maxDomains -3: 0 or less means the default, 8 (as Volcano)"],
+            id="negative",
+        ),
+        pytest.param("{maxDomains: 1}", [], id="positive"),
+        pytest.param("{allowWholeBundle: false}", [], id="absent"),
+    ],
+)
+def test_max_domains_of_zero_or_less_is_warned_about_at_load(
+    installed: Registry, arguments: str, warned: list[str]
+) -> None:
+    text = (
+        'actions: "allocate, gangreclaim"\ntiers:\n- plugins:\n  - name: gang\n'
+        f"configurations:\n- name: gangReclaim\n  arguments: {arguments}\n"
+    )
+    conf = parse_conf(text, "conf.yaml", installed)
+    assert [(d.code, d.subject, d.text) for d in conf.diagnostics] == [
+        (Code.DEFAULTED, "conf.yaml:7", message) for message in warned
+    ]
 
 
 # ---------------------------------------------------------------------------------------- errors

@@ -368,7 +368,7 @@ def test_an_action_declares_its_own_obsolete_keys(tuned: Registry) -> None:
 
 # ---------------------------------------------------------------------------------------- unsupported names
 UNSUPPORTED = """\
-actions: "enqueue, allocate, shuffle, gangpreempt, elect"
+actions: "enqueue, allocate, shuffle, reserve, elect"
 tiers:
 - plugins:
   - name: gang
@@ -384,7 +384,7 @@ tiers:
 
 ENTRIES = [  # (line, where, kind, name, releases, yet) of UNSUPPORTED's entries fumarole lacks
     (1, "actions", "action", "shuffle", "since v1.6.0", ""),
-    (1, "actions", "action", "gangpreempt", "since v1.15.0", " yet"),
+    (1, "actions", "action", "reserve", "in v1.5.0 only", ""),
     (1, "actions", "action", "elect", "in v1.5.0 only", ""),
     (5, "tiers[0].plugins[1].name", "plugin", "sla", "since v1.5.0", ""),
     (7, "tiers[1].plugins[0].name", "plugin", "deviceshare", "since v1.9.0", ""),
@@ -421,10 +421,10 @@ def test_skip_unsupported_leaves_them_out_with_a_warning(registry: Registry) -> 
     ("text", "problems"),
     [
         pytest.param(
-            'actions: "gangpreempt, gangreclaim"\ntiers:\n- plugins:\n  - name: gang\n',
+            'actions: "shuffle, elect"\ntiers:\n- plugins:\n  - name: gang\n',
             [
                 "conf.yaml:1: actions: no action left to run: --skip-unsupported skipped every one "
-                "(gangpreempt, gangreclaim)"
+                "(shuffle, elect)"
             ],
             id="every-action-skipped",
         ),
@@ -434,15 +434,12 @@ def test_skip_unsupported_leaves_them_out_with_a_warning(registry: Registry) -> 
             id="other-problems-remain",
         ),
         pytest.param(
-            'actions: "allocate, gangPreempt"\ntiers:\n- plugins:\n  - name: Gang\n',
+            'actions: "allocate"\ntiers:\n- plugins:\n  - name: Gang\n',
             [
-                "conf.yaml:1: actions: unknown action 'gangPreempt' (known: allocate, backfill, enqueue, "
-                "preempt, reclaim); did you mean 'gangpreempt'? Names are case-sensitive: Volcano rejects "
-                "it too",
                 f"conf.yaml:4: tiers[0].plugins[0].name: unknown plugin 'Gang' (known: {KNOWN_PLUGINS}); "
                 "did you mean 'gang'? Names are case-sensitive: Volcano skips it too, with an error log",
             ],
-            id="names-in-another-case-are-not-skipped",
+            id="plugin-names-in-another-case-are-not-skipped",
         ),
     ],
 )
@@ -473,7 +470,7 @@ def test_every_volcano_name_is_listed_once_with_its_releases() -> None:
         "enqueue", "allocate", "backfill", "preempt", "reclaim", "elect", "reserve", "shuffle", "gangpreempt",
         "gangreclaim",
     }  # fmt: skip
-    assert [name for name, entry in ACTIONS.items() if entry.planned] == ["gangpreempt", "gangreclaim"]
+    assert [name for name, entry in ACTIONS.items() if entry.planned] == []
     assert all(entry.name == name and entry.releases for name, entry in {**PLUGINS, **ACTIONS}.items())
 
 

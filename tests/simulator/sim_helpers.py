@@ -150,6 +150,8 @@ SUMMARY_KEYS = [
     "eviction_events",
     "gangs_broken",
     "gangs_broken_per_eviction_event",
+    "evictions_by_action",
+    "excess_evictions",
     "npu_allocation_ratio_mean",
     "gpu_allocation_ratio_mean",
     "inference_scale_up_latency_s",

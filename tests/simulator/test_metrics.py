@@ -86,6 +86,8 @@ def test_summary_keys_are_stable() -> None:
         "eviction_events": 0,
         "gangs_broken": 0,
         "gangs_broken_per_eviction_event": None,
+        "evictions_by_action": {},
+        "excess_evictions": 0,
         "npu_allocation_ratio_mean": None,
         "gpu_allocation_ratio_mean": None,
         "inference_scale_up_latency_s": NONE,
@@ -234,14 +236,14 @@ def gang_and_batch(preemptor_cpu: str, min_available: int | None) -> dict[str, A
             gang_and_batch("4", 1),
             standard_conf(),
             # gang on: one pod of t (2 ready > minAvailable 1) is evicted at 50; t keeps 1 >= 1 pod.
-            (1, 1, 0, 0.0),
+            (1, 1, 0, 0.0, {"preempt": {"pods_evicted": 1, "gangs_broken": 0}}),
             id="gang-kept-at-min-available",
         ),
         pytest.param(
             gang_and_batch("8", None),
             preemption_conf(),
             # gang off: both pods of t (minAvailable 2) go in one cycle: 2 -> 0 < 2, one gang broken.
-            (2, 1, 1, 1.0),
+            (2, 1, 1, 1.0, {"preempt": {"pods_evicted": 2, "gangs_broken": 1}}),
             id="gang-broken",
         ),
         pytest.param(
@@ -263,22 +265,30 @@ def gang_and_batch(preemptor_cpu: str, min_available: int | None) -> dict[str, A
             },
             preemption_conf(),
             # two one-pod jobs evicted in one cycle: 2 gangs broken in 1 event.
-            (2, 1, 2, 2.0),
+            (2, 1, 2, 2.0, {"preempt": {"pods_evicted": 2, "gangs_broken": 2}}),
             id="two-gangs-in-one-event",
         ),
         pytest.param(
             {"horizon": 600, "batch": [{"name": "p", "image": "img", "duration": 10}]},
             standard_conf(),
-            (0, 0, 0, None),
+            (0, 0, 0, None, {}),
             id="no-eviction",
         ),
     ],
 )
 def test_evictions_and_gangs_broken(
-    fields: dict[str, Any], conf: SchedulerConf, expected: tuple[int, int, int, float | None]
+    fields: dict[str, Any],
+    conf: SchedulerConf,
+    expected: tuple[int, int, int, float | None, dict[str, dict[str, int]]],
 ) -> None:
     _, summary = simulate(workload(**fields), conf)
-    keys = ("evictions", "eviction_events", "gangs_broken", "gangs_broken_per_eviction_event")
+    keys = (
+        "evictions",
+        "eviction_events",
+        "gangs_broken",
+        "gangs_broken_per_eviction_event",
+        "evictions_by_action",
+    )
     assert tuple(summary[key] for key in keys) == expected
 
 
