@@ -429,22 +429,30 @@ class JobInfo:
     def check_task_valid(self) -> bool:
         if self.min_available < self.task_min_available_total:
             return True
+        if not self.task_min_available:
+            return True  # no role has a minimum: met without counting the tasks
         counts = self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED | TaskStatus.PENDING, False)
         return self._roles_meet_minimum(counts, skip_zero=True)
 
     def check_task_ready(self) -> bool:
         if self.min_available < self.task_min_available_total:
             return True
+        if not self.task_min_available:
+            return True
         return self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED, True))
 
     def check_task_pipelined(self) -> bool:
         if self.min_available < self.task_min_available_total:
+            return True
+        if not self.task_min_available:
             return True
         return self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED, True))
 
     def check_task_starving(self) -> bool:
         if self.min_available < self.task_min_available_total:
             return True
+        if not self.task_min_available:
+            return False
         return not self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED, False))
 
     def allocated_roles(self) -> Counter[str]:
