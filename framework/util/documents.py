@@ -139,15 +139,13 @@ def _reject_constant(name: str) -> Any:
 
 
 # ---------------------------------------------------------------------------------------- scalars
-_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = SAFE_LOADER.yaml_implicit_resolvers
-_CONSTRUCTORS: dict[Any, Callable[..., Any]] = yaml.SafeLoader.yaml_constructors
 _CONSTRUCTOR = yaml.constructor.SafeConstructor()
 
 
 def _resolve(value: str) -> str:
     """The tag the safe loader gives a plain scalar (``Resolver.resolve``)."""
-    resolvers = _RESOLVERS.get(value[0] if value else "", [])
-    for tag, regexp in resolvers + _RESOLVERS.get(None, []):
+    table: dict[Any, list[tuple[str, re.Pattern[str]]]] = SAFE_LOADER.yaml_implicit_resolvers
+    for tag, regexp in table.get(value[0] if value else "", []) + table.get(None, []):
         if regexp.match(value):
             return tag
     return _STR
@@ -161,7 +159,8 @@ def plain_scalar(value: str) -> Any:
         return value
     if tag in (_MERGE, _VALUE):
         raise _Unusual(tag)
-    constructor = _CONSTRUCTORS.get(tag)
+    constructors: dict[Any, Callable[..., Any]] = SAFE_LOADER.yaml_constructors
+    constructor = constructors.get(tag)
     if constructor is None:
         raise _Unusual(tag)
     return constructor(_CONSTRUCTOR, ScalarNode(tag, value))
