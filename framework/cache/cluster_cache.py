@@ -55,6 +55,7 @@ from ..api.task_info import TaskInfo
 from ..api.task_status import TaskStatus
 from ..diagnostics import Code, Diagnostics
 from ..settings import Settings
+from ..util.collector import collector_paused
 from .admission import Admission, PriorityClasses, check_global_defaults
 from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicates, read_file
 from .controllers import ControllerContext, collect, run_controllers
@@ -131,9 +132,10 @@ class ClusterCache:
     def from_files(cls, paths: Iterable[str], settings: Settings | None = None) -> ClusterCache:
         """Load snapshot files together; duplicates across files and an invalid tree are errors."""
         cache = cls(settings)
-        loaded = [read_file(path) for path in paths]
-        check_duplicates(loaded)
-        cache.apply_files(loaded)
+        with collector_paused():  # a bulk build of acyclic objects (util.collector)
+            loaded = [read_file(path) for path in paths]
+            check_duplicates(loaded)
+            cache.apply_files(loaded)
         return cache
 
     def _stores(self) -> dict[str, dict[str, Any]]:
