@@ -83,6 +83,7 @@ class NodeTable:
         self.pod_count = np.zeros(len(self.nodes), dtype=np.int64)
         self.all_rows = np.arange(len(self.nodes), dtype=np.int64)
         self._stale: set[int] = set()
+        self._future_idle: np.ndarray | None = None
         copied = self._copy_rows(seed)
         for row, node in enumerate(self.nodes):
             node.attach(self, row)
@@ -140,13 +141,18 @@ class NodeTable:
         self._fill(self.releasing, row, node.releasing)
         self._fill(self.pipelined, row, node.pipelined)
         self.pod_count[row] = len(node.tasks)
+        if self._future_idle is not None:
+            self._future_idle[row] = self.idle[row] + self.releasing[row] - self.pipelined[row]
 
     # ------------------------------------------------------------------ reads
     def matrix(self, which: Which) -> np.ndarray:
-        """The (fresh) array for ``which``; ``future_idle`` is computed: idle + releasing - pipelined."""
+        """The (fresh) array for ``which``, to read, not to write; ``future_idle`` is idle + releasing -
+        pipelined, computed once and then kept up to date row by row as rows are refreshed."""
         self.refresh()
         if which == "future_idle":
-            return self.idle + self.releasing - self.pipelined
+            if self._future_idle is None:
+                self._future_idle = self.idle + self.releasing - self.pipelined
+            return self._future_idle
         return getattr(self, which)  # type: ignore[no-any-return]
 
     def request_columns(self, request: Resource) -> tuple[np.ndarray, np.ndarray, list[str]]:

@@ -159,6 +159,7 @@ class DrfPlugin:
     """Dominant resource fairness (``drfPlugin``)."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NoArguments
 
     def __init__(self, arguments: NoArguments | None = None) -> None:

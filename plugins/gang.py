@@ -135,6 +135,7 @@ class GangPlugin:
     """Volcano's ``gang`` plugin."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NoArguments
 
     def __init__(self, arguments: NoArguments) -> None:

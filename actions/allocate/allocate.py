@@ -100,6 +100,7 @@ def _queue_then_job(ssn: Session, left: JobInfo, right: JobInfo) -> int:
 
 class AllocateAction:
     name = "allocate"
+    idle_noop = True
     arguments_model = AllocateArguments
 
     def __init__(self) -> None:

@@ -93,6 +93,7 @@ class PredicatesPlugin:
     """Volcano's ``predicates`` plugin (see the module docstring)."""
 
     name = "predicates"
+    idle_noop = True
     arguments_model: ClassVar[type[PredicatesArguments]] = PredicatesArguments
 
     def __init__(self, arguments: PredicatesArguments) -> None:
