@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 class BackfillAction:
     name = "backfill"
+    idle_noop = True
     arguments_model = AllocateArguments
 
     def execute(self, ssn: Session) -> None:

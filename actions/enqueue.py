@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 class EnqueueAction:
     name = "enqueue"
+    idle_noop = True
 
     def execute(self, ssn: Session) -> None:
         queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)

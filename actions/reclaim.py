@@ -57,6 +57,7 @@ def reclaim_reason(reclaimer: TaskInfo, queue: str) -> str:
 
 class ReclaimAction:
     name = "reclaim"
+    idle_noop = True
     arguments_model = ReclaimArguments
 
     def execute(self, ssn: Session) -> None:

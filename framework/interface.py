@@ -14,12 +14,17 @@ Plugin
     name the conf gives the plugin. In ``on_session_close`` it may write back what it decided
     (conditions, metrics). A plugin keeps no state between sessions; state that must outlive a session
     lives in an object the scheduler owns, reached through ``ssn.persistent(key, factory)``.
+    A plugin class may declare ``idle_noop = True``: in a session where no pod is pending and every
+    PodGroup is Running or Completed (and none lost or finished a pod since the last session), it
+    decides nothing and changes nothing that outlives the session, so the simulator may leave such a
+    cycle out (``simulator.engine``; docs/simulate.md). Undeclared means it may act.
 
 Action
     One object per scheduler, reused by every cycle. ``execute(ssn)`` makes decisions through
     statements (``ssn.statement()``). Its ``arguments_model`` validates its ``configurations`` entry
     at load; ``execute`` reads them with ``ssn.configuration(name)``. ``initialize`` / ``uninitialize``
-    are optional and, as in Volcano's real scheduler, never called by the cycle.
+    are optional and, as in Volcano's real scheduler, never called by the cycle. ``idle_noop = True``
+    declares, as for a plugin, that it acts only on pending pods and PodGroups.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ UNSCHEDULABLE_CONDITION = "Unschedulable"
 
 
 def pod_group_phase(job: JobInfo, unschedulable: bool) -> str:
-    if job.tasks_with(TaskStatus.RUNNING) and unschedulable:
+    if unschedulable and job.count_with(TaskStatus.RUNNING):
         return POD_GROUP_UNKNOWN
     scheduled = job.scheduled_task_num() + job.releasing_scheduled_task_num()
     completed = job.completed_task_num()
@@ -53,9 +53,9 @@ def update_all_jobs(ssn: Session) -> None:
             for c in state.conditions
         )
         state.phase = pod_group_phase(job, unschedulable)
-        state.running = len(job.tasks_with(TaskStatus.RUNNING))
-        state.failed = len(job.tasks_with(TaskStatus.FAILED))
-        state.succeeded = len(job.tasks_with(TaskStatus.SUCCEEDED))
+        state.running = job.count_with(TaskStatus.RUNNING)
+        state.failed = job.count_with(TaskStatus.FAILED)
+        state.succeeded = job.count_with(TaskStatus.SUCCEEDED)
         old = ssn.pod_group_old_phase.get(job.uid, "")
         ssn.decisions.podgroups.append(
             PodGroupPhase(

@@ -27,10 +27,43 @@ from .api.resource import CPU, MEMORY, MIN_RESOURCE, Resource
 Which = Literal["idle", "future_idle", "allocatable", "used", "releasing", "pipelined"]
 
 
+class TableSeed:
+    """The rows of the last table as they were built, before its session changed them, and the
+    cluster-cache nodes they were built from (``NodeInfo.origin``): the next session's table copies
+    the rows of nodes that did not change (kept by the scheduler in ``Session.persistent``)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.resources: list[str] = []
+        self.origins: list[NodeInfo | None] = []
+        self.allocatable = np.zeros((0, 0))
+        self.idle = np.zeros((0, 0))
+        self.used = np.zeros((0, 0))
+        self.releasing = np.zeros((0, 0))
+        self.pipelined = np.zeros((0, 0))
+        self.pod_count = np.zeros(0, dtype=np.int64)
+
+    def keep(self, table: NodeTable) -> None:
+        self.names = list(table.names)
+        self.resources = list(table.resources)
+        self.origins = [node.origin for node in table.nodes]
+        self.allocatable = table.allocatable.copy()
+        self.idle = table.idle.copy()
+        self.used = table.used.copy()
+        self.releasing = table.releasing.copy()
+        self.pipelined = table.pipelined.copy()
+        self.pod_count = table.pod_count.copy()
+
+
 class NodeTable:
     """Columnar view of a session's nodes (in the session's node-list order)."""
 
-    def __init__(self, nodes: Sequence[NodeInfo], extra_resources: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        nodes: Sequence[NodeInfo],
+        extra_resources: Iterable[str] = (),
+        seed: TableSeed | None = None,
+    ) -> None:
         self.nodes = list(nodes)
         self.names = [node.name for node in self.nodes]
         self.index = {name: row for row, name in enumerate(self.names)}
@@ -50,9 +83,31 @@ class NodeTable:
         self.pod_count = np.zeros(len(self.nodes), dtype=np.int64)
         self.all_rows = np.arange(len(self.nodes), dtype=np.int64)
         self._stale: set[int] = set()
+        self._future_idle: np.ndarray | None = None
+        copied = self._copy_rows(seed)
         for row, node in enumerate(self.nodes):
             node.attach(self, row)
-            self._write(row)
+            if row not in copied:
+                self._write(row)
+        if seed is not None:
+            seed.keep(self)
+
+    def _copy_rows(self, seed: TableSeed | None) -> set[int]:
+        """Rows whose node is a copy of the same cluster-cache node as the seed's row (so has the same
+        numbers): copied from the seed's arrays instead of being written one by one."""
+        if seed is None or seed.resources != self.resources or seed.names != self.names:
+            return set()
+        rows = [
+            row
+            for row, node in enumerate(self.nodes)
+            if node.origin is not None and node.origin is seed.origins[row]
+        ]
+        if not rows:
+            return set()
+        index = np.asarray(rows, dtype=np.int64)
+        for name in ("allocatable", "idle", "used", "releasing", "pipelined", "pod_count"):
+            getattr(self, name)[index] = getattr(seed, name)[index]
+        return set(rows)
 
     def __len__(self) -> int:
         return len(self.nodes)
@@ -86,13 +141,18 @@ class NodeTable:
         self._fill(self.releasing, row, node.releasing)
         self._fill(self.pipelined, row, node.pipelined)
         self.pod_count[row] = len(node.tasks)
+        if self._future_idle is not None:
+            self._future_idle[row] = self.idle[row] + self.releasing[row] - self.pipelined[row]
 
     # ------------------------------------------------------------------ reads
     def matrix(self, which: Which) -> np.ndarray:
-        """The (fresh) array for ``which``; ``future_idle`` is computed: idle + releasing - pipelined."""
+        """The (fresh) array for ``which``, to read, not to write; ``future_idle`` is idle + releasing -
+        pipelined, computed once and then kept up to date row by row as rows are refreshed."""
         self.refresh()
         if which == "future_idle":
-            return self.idle + self.releasing - self.pipelined
+            if self._future_idle is None:
+                self._future_idle = self.idle + self.releasing - self.pipelined
+            return self._future_idle
         return getattr(self, which)  # type: ignore[no-any-return]
 
     def request_columns(self, request: Resource) -> tuple[np.ndarray, np.ndarray, list[str]]:

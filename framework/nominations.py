@@ -45,7 +45,9 @@ def sub_job_nominations(ssn: Session) -> dict[str, dict[str, str]]:
     found: dict[str, dict[str, str]] = {}
     for uid, job in ssn.jobs.items():
         subs = {
-            sub.uid: sub.nominated_hyper_node for sub in job.sub_jobs.values() if sub.nominated_hyper_node
+            sub.uid: sub.nominated_hyper_node
+            for sub in job.peek_sub_jobs().values()
+            if sub.nominated_hyper_node
         }
         if subs:
             found[uid] = subs

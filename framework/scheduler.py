@@ -74,6 +74,12 @@ class Scheduler:
             registry=self.registry,
         )
 
+    def elide_cycle(self) -> None:
+        """Account for a cycle the caller knows would decide nothing, without running it (the
+        simulator's idle cycles): the next session gets the cycle number it would have had, so its
+        seeded tie-breaking is the same."""
+        self.cycle += 1
+
     def run_once(self, now: float | None = None) -> CycleDecisions:
         """One cycle; returns its decision log (binds, evictions, pipelined, PodGroup statuses …)."""
         ssn = self.open_session(now)

@@ -1,7 +1,8 @@
 """Session: one scheduling cycle's view of the cluster, its plugins' functions and its decisions.
 
 Mirrors ``pkg/scheduler/framework/session.go`` and ``framework.go``. ``Session.open`` takes a
-snapshot of the cache (deep copies of jobs, nodes, queues and hypernodes), adds the virtual
+snapshot of the cache (its own copies of jobs, nodes, queues and hypernodes; jobs and nodes are
+copy-on-write views of the cache's, see ``cache.snapshot``), adds the virtual
 cluster-top hypernode, adjusts network-topology specs (tier names to numbers, soft to hard),
 restores the allocated hypernodes that earlier sessions wrote back for dirty jobs (Volcano's cache
 keeps them in its JobInfo), drops invalid ones and recovers missing ones from the running tasks,
@@ -46,7 +47,7 @@ from .decisions import CycleDecisions, Eviction, PodGroupEvent, bind_of, close_l
 from .extension_points import ExtensionPointSpecs
 from .interface import Event, EventHandler, Plugin
 from .job_updater import update_all_jobs
-from .node_table import NodeTable
+from .node_table import NodeTable, TableSeed
 from .nominations import record_nominations, sub_job_nominations
 from .registry import LoadedPlugin, Registry
 from .session_hyper_nodes import open_hyper_nodes, record_allocated_hyper_nodes
@@ -61,6 +62,9 @@ if TYPE_CHECKING:
     from .extension_points import BoundPoint
 
 T = TypeVar("T")
+
+TABLE_SEED = "session.node_table_seed"
+"""``persistent`` key of the rows the last session's node table was built with (``TableSeed``)."""
 
 
 class Session(ExtensionPointSpecs):
@@ -181,7 +185,7 @@ class Session(ExtensionPointSpecs):
         for job in self.jobs.values():
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 extra.update(task.resreq.scalars or ())
-        self.node_table = NodeTable(self.node_list, extra)
+        self.node_table = NodeTable(self.node_list, extra, self.persistent(TABLE_SEED, TableSeed))
 
     def _init_cycle_states(self) -> None:
         for job in self.jobs.values():

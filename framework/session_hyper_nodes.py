@@ -114,11 +114,11 @@ def remove_invalid_allocated_hyper_node(ssn: Session, job: JobInfo) -> None:
     ):
         job.allocated_hyper_node = ""
         ssn.dirty_jobs.add(job.uid)
-    for sub in job.sub_jobs.values():
+    for uid, sub in job.peek_sub_jobs().items():
         if sub.allocated_hyper_node and (
             sub.allocated_hyper_node not in ssn.hyper_nodes or sub.allocated_task_num() == 0
         ):
-            sub.allocated_hyper_node = ""
+            job.sub_jobs[uid].allocated_hyper_node = ""
             ssn.dirty_jobs.add(job.uid)
 
 

@@ -99,6 +99,7 @@ class BinpackPlugin:
     """Volcano's ``binpack`` plugin."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = BinpackArguments
 
     def __init__(self, arguments: BinpackArguments) -> None:

@@ -46,6 +46,7 @@ class ConformancePlugin:
     """Volcano's ``conformance`` plugin."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NoArguments
 
     def __init__(self, arguments: NoArguments) -> None:

@@ -48,7 +48,6 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.resource import Resource, share
-from fumarole.framework.api.task_status import allocated_status
 from fumarole.framework.api.types import PERMIT
 from fumarole.framework.interface import Event, EventHandler, NoArguments
 from loguru import logger
@@ -160,6 +159,7 @@ class DrfPlugin:
     """Dominant resource fairness (``drfPlugin``)."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NoArguments
 
     def __init__(self, arguments: NoArguments | None = None) -> None:
@@ -275,11 +275,8 @@ class DrfPlugin:
         hierarchy_enabled = ssn.hierarchy_enabled(self.name)
 
         for job in ssn.jobs.values():
-            attr = DrfAttr()
-            for status, tasks in job.task_status_index.items():
-                if allocated_status(status):
-                    for task in tasks.values():
-                        attr.allocated.add(task.resreq)
+            # the job's allocated tasks' requests (its running total: no walk over its tasks)
+            attr = DrfAttr(allocated=job.allocated.clone())
             self.update_share(attr)
             self.job_attrs[job.uid] = attr
             if hierarchy_enabled:

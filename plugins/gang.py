@@ -135,6 +135,7 @@ class GangPlugin:
     """Volcano's ``gang`` plugin."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NoArguments
 
     def __init__(self, arguments: NoArguments) -> None:
@@ -220,18 +221,22 @@ class GangPlugin:
         ssn.job_starving.register(job_starving)
 
     def on_session_close(self, ssn: Session) -> None:
+        scheduled: PodGroupCondition | None = None
         for job in ssn.jobs.values():
-            if not job.tasks:
+            if not job.task_count():
                 continue
             if job.is_ready():
-                condition = PodGroupCondition(
-                    type=SCHEDULED_TYPE,
-                    status="True",
-                    transition_id=ssn.uid,
-                    reason=SCHEDULED_REASON,
-                    message="",
-                    last_transition_time=ssn.now,
-                )
+                if scheduled is None:
+                    # the same for every ready job of the session: one object, never changed
+                    scheduled = PodGroupCondition(
+                        type=SCHEDULED_TYPE,
+                        status="True",
+                        transition_id=ssn.uid,
+                        reason=SCHEDULED_REASON,
+                        message="",
+                        last_transition_time=ssn.now,
+                    )
+                condition = scheduled
             else:
                 if should_skip_unschedulable_for_releasing(job):
                     continue
@@ -241,7 +246,7 @@ class GangPlugin:
                     status="True",
                     transition_id=ssn.uid,
                     reason=NOT_ENOUGH_RESOURCES_REASON,
-                    message=f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {job_fit_error(job)}",
+                    message=f"{unready}/{job.task_count()} tasks in gang unschedulable: {job_fit_error(job)}",
                     last_transition_time=ssn.now,
                 )
             ssn.update_pod_group_condition(job, condition)

@@ -68,6 +68,7 @@ class OvercommitPlugin:
     """Volcano's ``overcommit`` plugin."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = OvercommitArguments
 
     def __init__(self, arguments: OvercommitArguments) -> None:

@@ -53,6 +53,7 @@ class PriorityPlugin:
     """Volcano's ``priority`` plugin."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NoArguments
 
     def __init__(self, arguments: NoArguments) -> None:

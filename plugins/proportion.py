@@ -177,6 +177,7 @@ class ProportionPlugin:
     """Weighted queue shares (``proportionPlugin``)."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NoArguments
 
     def __init__(self, arguments: NoArguments | None = None) -> None:

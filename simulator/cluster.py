@@ -2,6 +2,9 @@
 
 Controllers create pods and PodGroups here; the kubelets and the scheduler's decisions change them.
 Every change bumps ``version`` so the scheduling loop can skip cycles in which nothing changed.
+``has_work()`` tells whether a cycle could act at all (a pending pod, a PodGroup not yet Running or
+Completed, a PodGroup that lost or finished a pod since the last cycle): it keeps the pods and
+PodGroups created since they were last seen settled, so it costs what changed, not the cluster's size.
 
 GPUs are counted in milli-GPUs: whole GPUs (``gpus`` / ``gpus_per_pod``) plus the GPU-sharing scalar
 ``alibabacloud.com/gpu-milli`` of openb traces (node ``resources``, pod ``extra_resources``), so the
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
     from fumarole.framework.decisions import CycleDecisions
 
 RANK_ANNOTATION = "hccl/rankIndex"
+SETTLED_PHASES = ("Running", "Completed")
 GB = 1e9
 
 
@@ -95,6 +99,13 @@ class SimCluster:
         self.nodes: dict[str, NodeState] = {}
         self.images = {image.name: image.size_gb * GB for image in workload.images}
         self._uid_counter = 0
+        self._maybe_pending: dict[str, None] = {}
+        """Pod keys created or re-applied that were not yet seen bound, deleting or gone (ordered)."""
+        self._unsettled_groups: dict[str, None] = {}
+        """PodGroup keys not yet seen Running or Completed since they were created or last written."""
+        self._touched_groups: dict[str, None] = {}
+        """PodGroup keys one of whose pods finished, failed, is being deleted or went away since the
+        last cycle that ran (its status would change)."""
         objects: list[Any] = []
         for group in workload.cluster.node_groups:
             for name in group.node_names():
@@ -206,6 +217,7 @@ class SimCluster:
             uid=self.next_uid("pg"),
         )
         self.cache.put(pg)
+        self._unsettled_groups[pg.key] = None
         self.version += 1
         return pg
 
@@ -281,6 +293,7 @@ class SimCluster:
             },
         )
         self.cache.put(pod)
+        self.note_pod(pod)
         previous = self.history.get((owner_uid, rank), "")
         record = PodRecord(
             key=pod.key,
@@ -324,6 +337,7 @@ class SimCluster:
             previous_node=previous,
         )
         self.records[pod.metadata.uid] = record
+        self.note_pod(pod)
         self.version += 1
         return record
 
@@ -381,6 +395,8 @@ class SimCluster:
         pod = self.cache.pods.get(key)
         if pod is None:
             return
+        if phase != "Running":
+            self._touch(pod)
         start_time = now if phase == "Running" else pod.status.start_time
         status = pod.status.model_copy(update={"phase": phase, "start_time": start_time})
         self.cache.put(pod.model_copy(update={"status": status}))
@@ -395,6 +411,7 @@ class SimCluster:
         pod = self.cache.pods.get(key)
         if pod is None or pod.metadata.deletion_timestamp is not None:
             return
+        self._touch(pod)
         meta = pod.metadata.model_copy(update={"deletion_timestamp": now})
         self.cache.put(pod.model_copy(update={"metadata": meta}))
         self.version += 1
@@ -403,6 +420,7 @@ class SimCluster:
         pod = self.cache.pods.get(key)
         if pod is None:
             return None
+        self._touch(pod)
         self.cache.delete("Pod", key)
         record = self.records[pod.metadata.uid]
         self._release_accelerators(record)
@@ -416,6 +434,71 @@ class SimCluster:
         if key in self.cache.pod_groups:
             self.cache.delete("PodGroup", key)
             self.version += 1
+
+    # ------------------------------------------------------------------ could a cycle act?
+    @staticmethod
+    def _group_of(pod: Pod) -> str:
+        group = pod.metadata.annotations.get("scheduling.k8s.io/group-name", "")
+        return f"{pod.metadata.namespace}/{group}" if group else ""
+
+    def note_pod(self, pod: Pod) -> None:
+        """A pod was created or re-applied outside the scheduler: it may be pending, and its PodGroup
+        changes."""
+        self._maybe_pending[pod.key] = None
+        self._touch(pod)
+
+    def note_objects(self, objects: Any) -> None:
+        """Objects a controller or a manifest created or re-applied (pods and PodGroups)."""
+        for obj in objects:
+            kind = getattr(obj, "KIND", "")
+            if kind == "Pod":
+                self.note_pod(obj)
+            elif kind == "PodGroup":
+                self._unsettled_groups[obj.key] = None
+
+    def _touch(self, pod: Pod) -> None:
+        group = self._group_of(pod)
+        if group:
+            self._touched_groups[group] = None
+
+    def cycle_ran(self, decisions: CycleDecisions) -> None:
+        """A cycle ran: the PodGroup statuses it wrote are current; those not Running or Completed
+        may be acted on again."""
+        self._touched_groups.clear()
+        for state in decisions.podgroups:
+            if state.phase not in SETTLED_PHASES:
+                self._unsettled_groups[state.podgroup] = None
+
+    def has_work(self) -> bool:
+        """Whether a scheduling cycle could decide anything or change a PodGroup's status: a pod is
+        pending (no node, not being deleted, phase Pending), a PodGroup is neither Running nor
+        Completed, or a PodGroup that still exists lost or finished a pod since the last cycle. What
+        is seen settled is forgotten (a bound pod never becomes pending again; a PodGroup leaves
+        Running or Completed only through a cycle, which reports it in ``cycle_ran``)."""
+        pods = self.cache.pods
+        pending = self._maybe_pending
+        for key in list(pending):
+            pod = pods.get(key)
+            if (
+                pod is not None
+                and not pod.spec.node_name
+                and pod.metadata.deletion_timestamp is None
+                and pod.status.phase == "Pending"
+            ):
+                return True
+            del pending[key]
+        groups = self.cache.pod_groups
+        for key in list(self._touched_groups):
+            if key in groups:
+                return True
+            del self._touched_groups[key]
+        unsettled = self._unsettled_groups
+        for key in list(unsettled):
+            pg = groups.get(key)
+            if pg is not None and pg.status.phase not in SETTLED_PHASES:
+                return True
+            del unsettled[key]
+        return False
 
     def pods_on(self, node: str) -> list[Pod]:
         return [pod for pod in self.cache.pods.values() if pod.spec.node_name == node]

@@ -1,9 +1,19 @@
 """The simulation: SimPy time, the real scheduler, and the parts of Kubernetes around it.
 
 Every ``schedule_period`` a scheduling cycle runs the real framework (conf, plugins, actions) on the
-simulated cluster — there is no second scheduler model. With ``skip_idle_cycles`` (the default) a
-cycle is skipped when nothing changed since the previous cycle and that cycle decided nothing: the
-scheduler is deterministic, so it would decide nothing again.
+simulated cluster — there is no second scheduler model. With ``skip_idle_cycles`` (the default):
+
+* a cycle is skipped when nothing changed since the previous cycle and that cycle decided nothing:
+  the scheduler is deterministic, so it would decide nothing again;
+* a cycle is *elided* when there is nothing it could act on (``SimCluster.has_work``: no pending
+  pod, every PodGroup Running or Completed, none lost or finished a pod since the last cycle) and
+  every plugin and action of the conf declares ``idle_noop`` (it acts only on pending pods and
+  PodGroups and keeps nothing across sessions). Such a cycle is known to decide nothing, so it is
+  accounted as having run — the scheduler's cycle number (which seeds its tie-breaking) advances,
+  ``scheduling_cycles`` counts it, the allocation is sampled — without opening a session. Changes
+  are still acted on at the next period boundary, so decisions are those of running every cycle.
+  A conf with a plugin that observes the cluster at every session (``huawei-npu``: affinity-cache
+  TTL, fault records) or an undeclared third-party plugin or action runs every such cycle.
 
 The cycle's decision log is applied to the objects as the API server applies it, exactly as
 ``fumarole schedule`` applies it (``ClusterCache.apply``): a bind sets the pod's node (and the chip
@@ -79,6 +89,10 @@ class Simulation:
         self.progress = progress
         self._last_version = -1
         self._last_busy = True
+        self.cycles_elided = 0
+        self._elidable_conf = all(
+            getattr(plugin.builder, "idle_noop", False) for plugin in self.scheduler.plugins
+        ) and all(getattr(action, "idle_noop", False) for action in self.scheduler.actions)
         self._pod_groups: dict[str, str] = {}
         self._training: list[TrainingJob] = []
         for spec in workload.jobs:
@@ -142,15 +156,31 @@ class Simulation:
         while True:
             changed = self.cluster.version != self._last_version
             if not self.workload.skip_idle_cycles or self._last_busy or changed:
-                self._last_version = self.cluster.version
-                started = time.perf_counter()
-                decisions = self.scheduler.run_once(now=self.env.now)
-                self.metrics.cycle_seconds.append(time.perf_counter() - started)
-                self.metrics.scheduling_cycles += 1
-                self._last_busy = bool(decisions.binds or decisions.evictions)
-                self._apply(decisions)
-                self._last_version = self.cluster.version if not self._last_busy else -1
+                if self.workload.skip_idle_cycles and self._elidable_conf and not self.cluster.has_work():
+                    self._elide_cycle()
+                else:
+                    self._run_cycle()
             yield self.env.timeout(period)
+
+    def _run_cycle(self) -> None:
+        self._last_version = self.cluster.version
+        started = time.perf_counter()
+        decisions = self.scheduler.run_once(now=self.env.now)
+        self.metrics.cycle_seconds.append(time.perf_counter() - started)
+        self.metrics.scheduling_cycles += 1
+        self._last_busy = bool(decisions.binds or decisions.evictions)
+        self.cluster.cycle_ran(decisions)
+        self._apply(decisions)
+        self._last_version = self.cluster.version if not self._last_busy else -1
+
+    def _elide_cycle(self) -> None:
+        """A cycle with nothing to act on: what running it would leave (see the module docstring)."""
+        self.scheduler.elide_cycle()
+        self.metrics.scheduling_cycles += 1
+        self.cycles_elided += 1
+        self._last_busy = False
+        self._last_version = self.cluster.version
+        self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
 
     # ------------------------------------------------------------------ decisions
     def _apply(self, decisions: CycleDecisions) -> None:

@@ -100,6 +100,7 @@ def _queue_then_job(ssn: Session, left: JobInfo, right: JobInfo) -> int:
 
 class AllocateAction:
     name = "allocate"
+    idle_noop = True
     arguments_model = AllocateArguments
 
     def __init__(self) -> None:
@@ -136,8 +137,14 @@ class AllocateAction:
         self.ssn = ssn
         self.recorder = Recorder()
         self._rows = {}
-        queues, jobs_by_queue, worksheets, flat_tasks, nominated = self._build_context(ssn)
-        self._allocate_resources(ssn, queues, jobs_by_queue, worksheets, flat_tasks, nominated)
+        try:
+            queues, jobs_by_queue, worksheets, flat_tasks, nominated = self._build_context(ssn)
+            self._allocate_resources(ssn, queues, jobs_by_queue, worksheets, flat_tasks, nominated)
+        finally:
+            # the action outlives the session (one per scheduler): keep nothing of it
+            self.ssn = None
+            self.recorder = Recorder()
+            self._rows = {}
 
     def rows_of(self, hyper_node: str) -> np.ndarray:
         rows = self._rows.get(hyper_node)

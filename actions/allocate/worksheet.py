@@ -64,7 +64,9 @@ class JobWorksheet:
 def organize_job_worksheet(ssn: Session, job: JobInfo) -> JobWorksheet:
     not_ready: list[SubJobInfo] = []
     ready_count: dict[str, int] = {}
-    for sub_job in job.sub_jobs.values():
+    # read only: a job with pending tasks has its own sub-jobs, the others go into no worksheet
+    sub_jobs = job.peek_sub_jobs()
+    for sub_job in sub_jobs.values():
         if sub_job_ready(ssn, job, sub_job):
             ready_count[sub_job.gid] = ready_count.get(sub_job.gid, 0) + 1
         else:
@@ -83,9 +85,9 @@ def organize_job_worksheet(ssn: Session, job: JobInfo) -> JobWorksheet:
         return ssn.sub_job_order(left, right) < 0
 
     sheet = JobWorksheet(PriorityQueue(sub_job_less))
-    for uid, sub_job in job.sub_jobs.items():
+    for uid, sub_job in sub_jobs.items():
         tasks: PriorityQueue[TaskInfo] = PriorityQueue.ordered(ssn.task_order)
-        for task in sub_job.task_status_index.get(TaskStatus.PENDING, {}).values():
+        for task in sub_job.tasks_with(TaskStatus.PENDING).values():
             if task.sch_gated and not only_volcano_gate(task):
                 continue
             if task.resreq.is_empty():

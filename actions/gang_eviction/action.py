@@ -109,6 +109,7 @@ class GangEvictionAction:
     """gangpreempt / gangreclaim: evict whole bundles of victim tasks for starving gangs."""
 
     rules: ClassVar[GangEvictionRules]
+    idle_noop = True
     arguments_model = GangEvictionArguments
 
     @property

@@ -6,8 +6,9 @@ key                                default  meaning
 predicateErrorCacheEnable          true     reuse a role's predicate failures within the action
 (alias enablePredicateErrorCache)
 enableTopologyAwarePreemption      false    dry-run victims on candidate nodes and pick the best
-topologyAwarePreemptWorkerNum      16       dry runs evaluated together before checking whether
-                                            enough candidates were found (>= 1)
+topologyAwarePreemptWorkerNum      16       upstream's parallel dry runs (>= 1); accepted, no effect:
+                                            fumarole examines nodes one at a time, with the
+                                            same result (``preempt/topology_aware.py``)
 minCandidateNodesPercentage        10       candidates wanted, as a percentage of the nodes (0..100)
 minCandidateNodesAbsolute          1        at least this many candidates (>= 0)
 maxCandidateNodesAbsolute          100      at most this many candidates (>= 1, >= the minimum)

@@ -110,6 +110,7 @@ def may_be_victim_of(preemptor: TaskInfo, task: TaskInfo) -> bool:
 
 class PreemptAction:
     name = "preempt"
+    idle_noop = True
     arguments_model = PreemptArguments
 
     def __init__(self) -> None:

@@ -1,10 +1,15 @@
 """topologyAwarePreempt: dry-run victims on candidate nodes, keep the least harmful (``preempt.go``).
 
 1. ``dry_run``: starting at a random offset (the session's seeded generator), nodes are examined in
-   turn on *clones* (node and the preemptor's cycle state), in rounds of ``topologyAwarePreemptWorkerNum``
-   run by a thread pool; after each round the search stops once ``num_candidates`` nodes with victims
-   were found. Candidates are kept in examination order and cut to ``num_candidates``, so the result
-   never depends on the number of workers.
+   turn on *clones* (node and the preemptor's cycle state). Upstream runs the dry runs in rounds of
+   ``topologyAwarePreemptWorkerNum`` goroutines and, after each round, stops once ``num_candidates``
+   nodes with victims were found, keeping the candidates in examination order cut to
+   ``num_candidates``: the first ``num_candidates`` nodes with victims in examination order, whatever
+   the number of workers. fumarole examines the nodes one at a time in that order and stops at the
+   ``num_candidates``-th candidate, which gives the same candidates (a dry run changes nothing outside
+   its clones) without a thread pool, which the GIL would serialise anyway; the worker number is
+   accepted and has no effect (``tests/actions/test_preempt_properties.py`` checks the result
+   against examining every node).
 2. ``select_victims_on_node``: remove victims greedily, lowest priority first (victim queue order),
    until the preemptor fits (simulated queue check, future-idle, simulated predicates); then
    *reprieve*: add them back highest priority first, keeping back every victim whose return still
@@ -28,7 +33,6 @@ not run (the failure PR #5011 / #5010 fixed for the other paths). fumarole requi
 from __future__ import annotations
 
 import copy
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +53,9 @@ if TYPE_CHECKING:
     from .arguments import PreemptArguments
 
 INT32_SPAN = 2**31
+EXAMINE_EVERY_NODE = False
+"""Tests set it to examine every node before cutting the candidates (the reference the early stop
+must agree with)."""
 
 
 @dataclass
@@ -151,33 +158,26 @@ def dry_run(
     offset: int,
     num_candidates: int,
     task_filter: TaskFilter,
-    workers: int,
 ) -> tuple[list[Candidate], dict[str, str]]:
-    """``DryRunPreemption``: candidates in examination order, and why the other nodes failed."""
+    """``DryRunPreemption``: the first ``num_candidates`` candidates in examination order, and why the
+    nodes examined before the last of them failed."""
     job = ssn.jobs[preemptor.job]
     queue = ssn.queues[job.queue]
     state = ssn.get_cycle_state(preemptor.uid)
     total = len(nodes)
-
-    def examine(position: int) -> tuple[int, str, list[TaskInfo], str]:
+    candidates: list[Candidate] = []
+    statuses: dict[str, str] = {}
+    for position in range(total):
         copy_of_node = nodes[(offset + position) % total].clone()
         victims, problem = select_victims_on_node(
             ssn, clone_state(state), preemptor, queue, copy_of_node, task_filter
         )
-        return position, copy_of_node.name, victims, problem
-
-    candidates: list[Candidate] = []
-    statuses: dict[str, str] = {}
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for start in range(0, total, workers):
-            batch = range(start, min(start + workers, total))
-            for position, name, victims, problem in pool.map(examine, batch):
-                if victims:
-                    candidates.append(Candidate(name, victims, position))
-                else:
-                    statuses[name] = problem
-            if len(candidates) >= num_candidates:
+        if victims:
+            candidates.append(Candidate(copy_of_node.name, victims, position))
+            if len(candidates) >= num_candidates and not EXAMINE_EVERY_NODE:
                 break
+        else:
+            statuses[copy_of_node.name] = problem
     return candidates[:num_candidates], statuses
 
 
@@ -234,9 +234,7 @@ def topology_aware_preempt(
         return False
     offset = int(ssn.rng.integers(len(nodes)))
     wanted = arguments.num_candidates(len(nodes))
-    candidates, _ = dry_run(
-        ssn, preemptor, nodes, offset, wanted, task_filter, arguments.topology_aware_preempt_worker_num
-    )
+    candidates, _ = dry_run(ssn, preemptor, nodes, offset, wanted, task_filter)
     if not candidates:
         return False
     best = pick_one_node(candidates, ssn.now)

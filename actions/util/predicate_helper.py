@@ -5,11 +5,18 @@ task's initial request fits the node's future-idle resources (Unschedulable, "In
 then the plugins' predicates in tier order (scalar and batch forms). The result keeps at most
 ``Settings.num_feasible_nodes_to_find(len(rows))`` feasible nodes, taken in the order of a rotating
 start index shared by all passes of the scheduler (Volcano's ``lastProcessedNodeIndex``), so large
-clusters are not scanned from the same node every time.
+clusters are not scanned from the same node every time. As upstream, the search stops once one node
+more than that was found (``checkNode`` cancels the workers when ``numFoundNodes`` exceeds
+``numNodesToFind``): the rows are examined in chunks (the first the limit + 1, each next one what the
+rate of feasible nodes so far says is still needed, with a margin) and the rest are never looked at,
+so a cycle on a large cluster checks about the limit's worth of nodes per task, not every node. The
+cursor then moves past the last node kept (a deterministic reading of upstream's 16 workers, which
+count whatever they had started when cancelled; with one worker upstream would also count the node
+found beyond the limit).
 
 The predicate error cache: within one helper (one allocation attempt), once a task of role R of
 job J failed on a node, later tasks of J/R reuse that failure instead of re-checking the node
-(disabled for tasks without a role).
+(disabled for tasks without a role). Only the nodes examined are recorded, as upstream.
 
 Modes (which failures rule a node out):
   ALLOCATE — every failure (``PredicateForAllocateAction``);
@@ -38,6 +45,8 @@ if TYPE_CHECKING:
     from fumarole.framework.session import Session
 
 LAST_INDEX_KEY = "predicate_helper.last_processed_node_index"
+FIRST_CHUNK = 64
+"""The fewest rows examined in one chunk."""
 
 
 class PredicateMode(Enum):
@@ -66,6 +75,16 @@ class _Failures:
         self.short_names: list[np.ndarray] = []
         self.errors: dict[int, FitError] = {}
         self.rows: set[int] = set()
+        self._mask: np.ndarray | None = None
+
+    def mask(self, size: int) -> np.ndarray:
+        """The failed rows as a boolean mask over ``size`` table rows (rebuilt when rows were added)."""
+        mask = self._mask
+        if mask is None or len(mask) != size or int(mask.sum()) != len(self.rows):
+            mask = np.zeros(size, dtype=bool)
+            mask[np.fromiter(self.rows, dtype=np.int64, count=len(self.rows))] = True
+            self._mask = mask
+        return mask
 
     def add_shortfalls(self, rows: np.ndarray, names: np.ndarray) -> None:
         if len(rows):
@@ -108,15 +127,13 @@ class PredicateHelper:
         cols, values, missing = table.request_columns(task.init_resreq)
         if missing:
             return rows[:0], rows, np.full(len(rows), missing[0], dtype=object)
-        available = table.matrix("future_idle")[np.ix_(rows, cols)]
+        available = table.matrix("future_idle").take(rows, axis=0)[:, cols]
         short = values - available >= MIN_RESOURCE
         failing = short.any(axis=1)
+        if not failing.any():
+            return rows, rows[:0], np.zeros(0, dtype=object)
         first = np.argmax(short[failing], axis=1)
-        names = (
-            np.asarray(table.resources, dtype=object)[cols[first]]
-            if len(first)
-            else np.zeros(0, dtype=object)
-        )
+        names = np.asarray(table.resources, dtype=object)[cols[first]]
         return rows[~failing], rows[failing], names
 
     def predicate_nodes(
@@ -128,7 +145,12 @@ class PredicateHelper:
         check_future_idle: bool = True,
         limit: bool = True,
     ) -> tuple[np.ndarray, FitErrors]:
-        """Feasible rows (in rotated order, at most the feasible-node limit) and the fit errors."""
+        """Feasible rows (in rotated order, at most the feasible-node limit) and the fit errors of the
+        nodes examined.
+
+        The rows are examined in chunks, in the rotated order, until one more feasible node than the
+        limit was found (Volcano's ``PredicateNodes`` cancels its workers then) or every row was
+        examined; what is kept and how far the cursor moves are those of examining every row."""
         ssn = self.ssn
         table = ssn.node_table
         total = len(rows)
@@ -140,46 +162,68 @@ class PredicateHelper:
         group = f"{task.job}/{task.task_role}"
         use_cache = self.error_cache and bool(task.task_role)
         cached = self._cache.get(group) if use_cache else None
-        candidates = ordered
+        failed_before: np.ndarray | None = None
         if cached is not None and cached.rows:
-            keep = np.fromiter(
-                (row not in cached.rows for row in ordered.tolist()), dtype=bool, count=len(ordered)
-            )
-            candidates = ordered[keep]
+            failed_before = cached.mask(len(table))
             failures.merge(cached)
+        wanted = ssn.settings.num_feasible_nodes_to_find(total) if limit else total
         fresh = _Failures()
-        if check_future_idle and len(candidates):
-            candidates, short_rows, short_names = self._shortfalls(task, candidates)
-            fresh.add_shortfalls(short_rows, short_names)
-        if len(candidates):
-            if mode is PredicateMode.PREEMPT:
-                plugin_errors = ssn.predicate_errors(task, candidates)
-                passed = np.asarray(
-                    [row for row in candidates.tolist() if row not in plugin_errors], np.int64
-                )
-            else:
-                passed, plugin_errors = ssn.batch_predicate(task, candidates)
-            if plugin_errors:
-                survivors = set(passed.tolist())
-                for row, error in plugin_errors.items():
-                    if _rules_out(error, mode):
-                        fresh.add_error(row, error)
-                    else:
-                        survivors.add(row)
-                passed = np.asarray([r for r in candidates.tolist() if r in survivors], dtype=np.int64)
-            candidates = passed
+        found: list[np.ndarray] = []
+        count = 0
+        position = 0
+        while position < total and count <= wanted:
+            # first the nodes wanted (+ 1), then as many as the rate of feasible nodes so far says
+            # are needed, with a margin.
+            needed = wanted + 1 - count
+            rate = max(count / position, 1 / 16) if position else 1.0
+            chunk = max(int(needed / rate * 1.25) + 1, FIRST_CHUNK)
+            candidates = ordered[position : position + chunk]
+            position += len(candidates)
+            if failed_before is not None:
+                candidates = candidates[~failed_before[candidates]]
+            passed = self._examine(task, candidates, mode, check_future_idle, fresh)
+            found.append(passed)
+            count += len(passed)
         if use_cache and fresh.rows:
             self._cache.setdefault(group, _Failures()).merge(fresh)
         failures.merge(fresh)
-        feasible = candidates
+        feasible = np.concatenate(found) if len(found) > 1 else found[0]
         processed = total
-        if limit:
-            wanted = ssn.settings.num_feasible_nodes_to_find(total)
-            if len(feasible) > wanted:
-                feasible = feasible[:wanted]
-                # Volcano stops once it has found enough; everything up to the last kept node was processed.
-                position = np.flatnonzero(ordered == feasible[-1])
-                processed = int(position[0]) + 1
+        if count > wanted:
+            feasible = feasible[:wanted]
+            # Volcano stops once it has found enough; everything up to the last kept node was processed.
+            processed = int(np.flatnonzero(ordered == feasible[-1])[0]) + 1
         self._cursor.index = (start + processed) % total
         names = table.names
         return feasible, FitErrors(lazy=lambda: failures.build(task, names))
+
+    def _examine(
+        self,
+        task: TaskInfo,
+        candidates: np.ndarray,
+        mode: PredicateMode,
+        check_future_idle: bool,
+        fresh: _Failures,
+    ) -> np.ndarray:
+        """The candidates (in order) that pass the future-idle check and the predicates; the failures
+        go into ``fresh``."""
+        ssn = self.ssn
+        if check_future_idle and len(candidates):
+            candidates, short_rows, short_names = self._shortfalls(task, candidates)
+            fresh.add_shortfalls(short_rows, short_names)
+        if not len(candidates):
+            return candidates
+        if mode is PredicateMode.PREEMPT:
+            plugin_errors = ssn.predicate_errors(task, candidates)
+            passed = np.asarray([row for row in candidates.tolist() if row not in plugin_errors], np.int64)
+        else:
+            passed, plugin_errors = ssn.batch_predicate(task, candidates)
+        if plugin_errors:
+            survivors = set(passed.tolist())
+            for row, error in plugin_errors.items():
+                if _rules_out(error, mode):
+                    fresh.add_error(row, error)
+                else:
+                    survivors.add(row)
+            passed = np.asarray([r for r in candidates.tolist() if r in survivors], dtype=np.int64)
+        return passed

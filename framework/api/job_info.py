@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from .fit_errors import FitErrors
 from .network_topology import HARD, SOFT, NetworkTopologySpec, SubGroupPolicySpec
 from .resource import Resource, exceeded_part
-from .sub_job_info import SubJobInfo, sub_job_gid, sub_job_id, sub_job_match_values
+from .sub_job_info import OWNED_STATUSES, SubJobInfo, sub_job_gid, sub_job_id, sub_job_match_values
 from .task_info import preemptable_from
 from .task_status import TaskStatus, allocated_status, completed_status, scheduled_status
 
@@ -101,6 +101,8 @@ class JobInfo:
     """A gang of tasks scheduled together."""
 
     def __init__(self, uid: str, tasks: list[TaskInfo] | None = None) -> None:
+        self._shared = False
+        self._borrowed = False
         self.uid = uid
         self.pg_uid = ""
         self.name = ""
@@ -116,11 +118,11 @@ class JobInfo:
         self.topology_explanation: TopologyExplanation | None = None
         self.network_topology: NetworkTopologySpec | None = None
         self.sub_group_policies: list[SubGroupPolicySpec] = []
-        self.sub_jobs: dict[str, SubJobInfo] = {}
+        self._sub_jobs: dict[str, SubJobInfo] = {}
         self.task_to_sub_job: dict[str, str] = {}
         self.min_sub_jobs: dict[str, int] = {}
-        self.task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
-        self.tasks: dict[str, TaskInfo] = {}
+        self._task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
+        self._tasks: dict[str, TaskInfo] = {}
         self.allocated = Resource()
         self.total_request = Resource()
         self.creation = float("-inf")
@@ -132,9 +134,69 @@ class JobInfo:
         for task in tasks or ():
             self.add_task_info(task)
 
+    # ------------------------------------------------------------------ task containers
+    # A session's copy of a cached job (``session_copy``) shares the cache's frozen tasks until code
+    # outside this class reaches its tasks: the first access through these properties gives the job
+    # its own copies of them all. The job's own methods read the containers without copying.
+    @property
+    def tasks(self) -> dict[str, TaskInfo]:
+        if self._shared:
+            self._materialize()
+        return self._tasks
+
+    @tasks.setter
+    def tasks(self, value: dict[str, TaskInfo]) -> None:
+        self._tasks = value
+
+    @property
+    def task_status_index(self) -> dict[TaskStatus, dict[str, TaskInfo]]:
+        if self._shared:
+            self._materialize()
+        return self._task_status_index
+
+    @task_status_index.setter
+    def task_status_index(self, value: dict[TaskStatus, dict[str, TaskInfo]]) -> None:
+        self._task_status_index = value
+
+    @property
+    def sub_jobs(self) -> dict[str, SubJobInfo]:
+        if self._borrowed:
+            self._own_containers()
+        return self._sub_jobs
+
+    @sub_jobs.setter
+    def sub_jobs(self, value: dict[str, SubJobInfo]) -> None:
+        self._sub_jobs = value
+
+    def _own_containers(self) -> None:
+        """Give a session's copy of a cached job its own containers and counters (the tasks stay
+        shared: ``_materialize``)."""
+        self._borrowed = False
+        self._tasks = dict(self._tasks)
+        self._task_status_index = {status: dict(tasks) for status, tasks in self._task_status_index.items()}
+        self.task_to_sub_job = dict(self.task_to_sub_job)
+        self._sub_jobs = {uid: sub.session_copy(self) for uid, sub in self._sub_jobs.items()}
+        self.allocated = self.allocated.clone()
+        self.total_request = self.total_request.clone()
+
+    def peek_sub_jobs(self) -> dict[str, SubJobInfo]:
+        """The sub-jobs, to read only (a cached job's copy does not copy them for this); change a
+        sub-job only through ``sub_jobs``."""
+        return self._sub_jobs
+
+    def _materialize(self) -> None:
+        if self._borrowed:
+            self._own_containers()
+        self._shared = False
+        for uid, task in list(self._tasks.items()):
+            if task.frozen:
+                self._own_task(uid)
+
     # ------------------------------------------------------------------ PodGroup
     def set_pod_group(self, pg: PodGroup) -> None:
         """Take name, queue, minimums, topology and sub-group policies from a PodGroup (``SetPodGroup``)."""
+        if self._borrowed:
+            self._own_containers()
         meta = pg.metadata
         self.name = meta.name
         self.namespace = meta.namespace
@@ -159,9 +221,9 @@ class JobInfo:
             pg.spec.network_topology.to_spec() if pg.spec.network_topology is not None else None
         )
         self.sub_group_policies = [policy.to_spec() for policy in pg.spec.sub_group_policy]
-        self.sub_jobs.clear()
+        self._sub_jobs.clear()
         self.task_to_sub_job.clear()
-        for task in self.tasks.values():
+        for task in self._tasks.values():
             self._add_task_to_sub_job(task)
         self.min_sub_jobs = {
             sub_job_gid(self.uid, policy.name): policy.min_sub_groups or 0
@@ -192,38 +254,52 @@ class JobInfo:
 
     # ------------------------------------------------------------------ tasks
     def add_task_info(self, task: TaskInfo) -> None:
-        self.tasks[task.uid] = task
-        self.task_status_index.setdefault(task.status, {})[task.uid] = task
+        if self._borrowed:
+            self._own_containers()
+        self._tasks[task.uid] = task
+        self._task_status_index.setdefault(task.status, {})[task.uid] = task
         self.total_request.add(task.resreq)
         if allocated_status(task.status):
             self.allocated.add(task.resreq)
         self._add_task_to_sub_job(task)
 
     def delete_task_info(self, task: TaskInfo) -> None:
-        stored = self.tasks.pop(task.uid, None)
+        if self._borrowed:
+            self._own_containers()
+        stored = self._tasks.pop(task.uid, None)
         if stored is None:
             return
         self.total_request.sub_without_assert(stored.resreq)
         if allocated_status(stored.status):
             self.allocated.sub_without_assert(stored.resreq)
-        bucket = self.task_status_index.get(stored.status)
+        bucket = self._task_status_index.get(stored.status)
         if bucket is not None:
             bucket.pop(stored.uid, None)
             if not bucket:
-                del self.task_status_index[stored.status]
+                del self._task_status_index[stored.status]
         sub_id = self.task_to_sub_job.pop(stored.uid, None)
-        if sub_id is not None and sub_id in self.sub_jobs:
-            self.sub_jobs[sub_id].delete_task(stored)
+        if sub_id is not None and sub_id in self._sub_jobs:
+            self._sub_jobs[sub_id].delete_task(stored)
 
     def update_task_status(self, task: TaskInfo, status: TaskStatus) -> None:
         """Re-index a task under a new status (``UpdateTaskStatus``)."""
-        if task.uid in self.tasks:
+        if task.uid in self._tasks:
             self.delete_task_info(task)
         task.status = status
         self.add_task_info(task)
 
+    def count_with(self, status: TaskStatus) -> int:
+        """How many tasks are in ``status`` (without copying a cached job's tasks)."""
+        return len(self._task_status_index.get(status, ()))
+
+    def task_count(self) -> int:
+        """How many tasks the job has (``len(job.tasks)`` without copying a cached job's tasks)."""
+        return len(self._tasks)
+
     def tasks_with(self, status: TaskStatus) -> dict[str, TaskInfo]:
-        return self.task_status_index.get(status, {})
+        if self._shared and status not in OWNED_STATUSES:
+            self._materialize()
+        return self._task_status_index.get(status, {})
 
     # ------------------------------------------------------------------ sub-jobs
     def default_sub_job_id(self) -> str:
@@ -234,7 +310,7 @@ class JobInfo:
 
     def _default_sub_job(self) -> SubJobInfo:
         uid = self.default_sub_job_id()
-        sub = self.sub_jobs.get(uid)
+        sub = self._sub_jobs.get(uid)
         if sub is None:
             sub = SubJobInfo(
                 uid,
@@ -243,7 +319,7 @@ class JobInfo:
                 min_available=self.min_available if not self.contains_sub_job_policy() else 1,
                 network_topology=self.network_topology,
             )
-            self.sub_jobs[uid] = sub
+            self._sub_jobs[uid] = sub
         return sub
 
     def _sub_job_for(self, task: TaskInfo) -> SubJobInfo:
@@ -253,10 +329,10 @@ class JobInfo:
             if not values:
                 continue
             uid = sub_job_id(self.uid, policy.name, values)
-            sub = self.sub_jobs.get(uid)
+            sub = self._sub_jobs.get(uid)
             if sub is None:
                 sub = SubJobInfo(sub_job_gid(self.uid, policy.name), uid, self.uid, policy, values)
-                self.sub_jobs[uid] = sub
+                self._sub_jobs[uid] = sub
             return sub
         return self._default_sub_job()
 
@@ -270,7 +346,7 @@ class JobInfo:
 
     # ------------------------------------------------------------------ counters
     def _count(self, status: TaskStatus) -> int:
-        return len(self.task_status_index.get(status, ()))
+        return len(self._task_status_index.get(status, ()))
 
     def ready_task_num(self) -> int:
         return (
@@ -285,25 +361,28 @@ class JobInfo:
         return self._count(TaskStatus.PIPELINED)
 
     def pending_best_effort_task_num(self) -> int:
-        return sum(1 for t in self.task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
+        return sum(1 for t in self._task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
 
     def allocated_task_num(self) -> int:
-        return sum(len(tasks) for status, tasks in self.task_status_index.items() if allocated_status(status))
+        index = self._task_status_index
+        return sum(len(tasks) for status, tasks in index.items() if allocated_status(status))
 
     def scheduled_task_num(self) -> int:
-        return sum(len(tasks) for status, tasks in self.task_status_index.items() if scheduled_status(status))
+        index = self._task_status_index
+        return sum(len(tasks) for status, tasks in index.items() if scheduled_status(status))
 
     def completed_task_num(self) -> int:
-        return sum(len(tasks) for status, tasks in self.task_status_index.items() if completed_status(status))
+        index = self._task_status_index
+        return sum(len(tasks) for status, tasks in index.items() if completed_status(status))
 
     def releasing_scheduled_task_num(self) -> int:
-        return sum(1 for t in self.task_status_index.get(TaskStatus.RELEASING, {}).values() if t.node_name)
+        return sum(1 for t in self._task_status_index.get(TaskStatus.RELEASING, {}).values() if t.node_name)
 
     def valid_task_num(self) -> int:
         wanted = (TaskStatus.SUCCEEDED, TaskStatus.PIPELINED, TaskStatus.PENDING)
         return sum(
             len(tasks)
-            for status, tasks in self.task_status_index.items()
+            for status, tasks in self._task_status_index.items()
             if allocated_status(status) or status in wanted
         )
 
@@ -324,12 +403,12 @@ class JobInfo:
         return self.pod_group is None or self.pod_group_state.phase in (POD_GROUP_PENDING, "")
 
     def has_pending_tasks(self) -> bool:
-        return bool(self.task_status_index.get(TaskStatus.PENDING))
+        return bool(self._task_status_index.get(TaskStatus.PENDING))
 
     # ------------------------------------------------------------------ per-role checks
     def _roles(self, statuses: TaskStatus, include_empty_pending: bool) -> Counter[str]:
         counts: Counter[str] = Counter()
-        for status, tasks in self.task_status_index.items():
+        for status, tasks in self._task_status_index.items():
             if allocated_status(status) or (status & statuses) == status:
                 for task in tasks.values():
                     counts[task.task_role] += 1
@@ -350,22 +429,30 @@ class JobInfo:
     def check_task_valid(self) -> bool:
         if self.min_available < self.task_min_available_total:
             return True
+        if not self.task_min_available:
+            return True  # no role has a minimum: met without counting the tasks
         counts = self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED | TaskStatus.PENDING, False)
         return self._roles_meet_minimum(counts, skip_zero=True)
 
     def check_task_ready(self) -> bool:
         if self.min_available < self.task_min_available_total:
             return True
+        if not self.task_min_available:
+            return True
         return self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED, True))
 
     def check_task_pipelined(self) -> bool:
         if self.min_available < self.task_min_available_total:
+            return True
+        if not self.task_min_available:
             return True
         return self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED, True))
 
     def check_task_starving(self) -> bool:
         if self.min_available < self.task_min_available_total:
             return True
+        if not self.task_min_available:
+            return False
         return not self._roles_meet_minimum(self._roles(TaskStatus.SUCCEEDED | TaskStatus.PIPELINED, False))
 
     def allocated_roles(self) -> Counter[str]:
@@ -374,12 +461,12 @@ class JobInfo:
 
     # ------------------------------------------------------------------ sub-job checks
     def check_sub_job_valid(self) -> bool:
-        counts: Counter[str] = Counter(sub.gid for sub in self.sub_jobs.values())
+        counts: Counter[str] = Counter(sub.gid for sub in self._sub_jobs.values())
         return all(counts.get(gid, 0) >= minimum for gid, minimum in self.min_sub_jobs.items())
 
     def _sub_jobs_meet(self, predicate: str) -> bool:
         counts: Counter[str] = Counter()
-        for sub in self.sub_jobs.values():
+        for sub in self._sub_jobs.values():
             if getattr(sub, predicate)():
                 counts[sub.gid] += 1
         for gid, minimum in self.min_sub_jobs.items():
@@ -398,9 +485,9 @@ class JobInfo:
     # ------------------------------------------------------------------ fit errors
     def fit_failed_roles(self, sub_job: str) -> set[str]:
         return {
-            self.tasks[uid].task_role
+            self._tasks[uid].task_role
             for uid in self.nodes_fit_errors
-            if self.task_to_sub_job.get(uid) == sub_job and uid in self.tasks
+            if self.task_to_sub_job.get(uid) == sub_job and uid in self._tasks
         }
 
     def task_has_fit_errors(self, sub_job: str, task: TaskInfo) -> bool:
@@ -411,9 +498,9 @@ class JobInfo:
 
     def need_continue_allocating(self, sub_job_uid: str) -> bool:
         """Whether allocate should try the next task after one failed (``NeedContinueAllocating``)."""
-        if self.min_available == len(self.tasks):
+        if self.min_available == len(self._tasks):
             return False
-        sub = self.sub_jobs.get(sub_job_uid)
+        sub = self._sub_jobs.get(sub_job_uid)
         if sub is not None and sub.min_available >= len(sub.tasks):
             return False
         if self.contains_sub_job_policy():
@@ -455,11 +542,11 @@ class JobInfo:
 
     def contains_hard_topology(self) -> bool:
         return self.is_hard_topology_mode()[0] or any(
-            s.is_hard_topology_mode()[0] for s in self.sub_jobs.values()
+            s.is_hard_topology_mode()[0] for s in self._sub_jobs.values()
         )
 
     def contains_network_topology(self) -> bool:
-        return self.with_network_topology() or any(s.with_network_topology() for s in self.sub_jobs.values())
+        return self.with_network_topology() or any(s.with_network_topology() for s in self._sub_jobs.values())
 
     # ------------------------------------------------------------------ copy
     def clone(self) -> JobInfo:
@@ -483,12 +570,74 @@ class JobInfo:
         twin.preemptable = self.preemptable
         twin.owner_uid = self.owner_uid
         twin.schedule_start = self.schedule_start
-        for task in self.tasks.values():
+        for task in self._tasks.values():
             twin.add_task_info(task.clone())
-        for uid, sub in self.sub_jobs.items():
-            if uid in twin.sub_jobs:
-                twin.sub_jobs[uid].clone_status_from(sub)
+        for uid, sub in self._sub_jobs.items():
+            if uid in twin._sub_jobs:
+                twin._sub_jobs[uid].clone_status_from(sub)
         return twin
 
+    def session_copy(self) -> JobInfo:
+        """The copy a session gets of a job the cluster cache keeps, copy-on-write: it has its own
+        PodGroup state and fit errors, and borrows the cache's containers, counters and sub-jobs until
+        it changes them (its methods) or hands out a sub-job (``sub_jobs``); its tasks are the
+        cache's frozen ones until code outside the class reaches them (``tasks``,
+        ``task_status_index``, ``tasks_with`` of a status a cached task may have), which gives the
+        copy its own copies of them all. Pending tasks are its own from the start. Costs a few
+        attribute copies for a job the session does not change."""
+        twin = JobInfo.__new__(JobInfo)
+        twin._shared = True
+        twin._borrowed = True
+        twin.uid = self.uid
+        twin.pg_uid = self.pg_uid
+        twin.name = self.name
+        twin.namespace = self.namespace
+        twin.queue = self.queue
+        twin.priority = self.priority
+        twin.min_available = self.min_available
+        twin.task_min_available = self.task_min_available
+        twin.task_min_available_total = self.task_min_available_total
+        twin.job_fit_errors = self.job_fit_errors
+        twin.nodes_fit_errors = {}
+        twin.allocated_hyper_node = self.allocated_hyper_node
+        twin.topology_explanation = None
+        twin.network_topology = self.network_topology.copy() if self.network_topology is not None else None
+        twin.sub_group_policies = self.sub_group_policies
+        twin._sub_jobs = self._sub_jobs
+        twin.task_to_sub_job = self.task_to_sub_job
+        twin.min_sub_jobs = self.min_sub_jobs
+        twin._task_status_index = self._task_status_index
+        twin._tasks = self._tasks
+        twin.allocated = self.allocated
+        twin.total_request = self.total_request
+        twin.creation = self.creation
+        twin.pod_group = self.pod_group
+        twin.pod_group_state = self.pod_group_state.copy()
+        twin.preemptable = self.preemptable
+        twin.owner_uid = self.owner_uid
+        twin.schedule_start = self.schedule_start
+        pending = self._task_status_index.get(TaskStatus.PENDING)
+        if pending or twin.network_topology is not None or twin.contains_network_topology():
+            # pending tasks are the session's own from the start; a job with a network topology has
+            # its specs adjusted at session open
+            twin._own_containers()
+            for uid in list(pending or ()):
+                twin._own_task(uid)
+        return twin
+
+    def _own_task(self, uid: str) -> None:
+        task = self._tasks[uid]
+        twin = task.clone()
+        self._tasks[uid] = twin
+        self._task_status_index[task.status][uid] = twin
+        sub_uid = self.task_to_sub_job.get(uid)
+        if sub_uid is not None and sub_uid in self._sub_jobs:
+            self._sub_jobs[sub_uid].replace_task(twin)
+
+    def freeze(self) -> None:
+        """Freeze every task (the cluster cache's jobs; see ``TaskInfo.frozen``)."""
+        for task in self._tasks.values():
+            task.freeze()
+
     def __repr__(self) -> str:
-        return f"Job({self.uid} queue={self.queue} min={self.min_available} tasks={len(self.tasks)})"
+        return f"Job({self.uid} queue={self.queue} min={self.min_available} tasks={len(self._tasks)})"

@@ -47,6 +47,7 @@ class NodeInfo:
         "name",
         "node",
         "not_ready_reason",
+        "origin",
         "others",
         "pipelined",
         "ready",
@@ -75,6 +76,9 @@ class NodeInfo:
         self.not_ready_reason = "" if self.ready else ("UnInitialized" if node is None else "NotReady")
         self._table: NodeTable | None = None
         self._row = -1
+        self.origin: NodeInfo | None = None
+        """The cluster cache's node this one is a session's copy of (``session_copy``); the cache
+        never changes it, so two copies of the same origin start with the same content."""
 
     # ------------------------------------------------------------------ views
     def future_idle(self) -> Resource:
@@ -174,6 +178,35 @@ class NodeInfo:
         """Remove then add again with the task's current status (``UpdateTask``)."""
         self.remove_task(task)
         self.add_task(task)
+
+    def session_copy(self) -> NodeInfo:
+        """The copy a session gets of a node the cluster cache keeps: its own task dict and accounting,
+        sharing the cache's frozen task copies and the node's allocatable and capacity (which nothing
+        changes)."""
+        twin = NodeInfo.__new__(NodeInfo)
+        twin.node = self.node
+        twin.name = self.name
+        twin.allocatable = self.allocatable
+        twin.capacity = self.capacity
+        twin.idle = self.idle.clone()
+        twin.used = self.used.clone()
+        twin.releasing = self.releasing.clone()
+        twin.pipelined = self.pipelined.clone()
+        twin.tasks = dict(self.tasks)
+        twin.others = {
+            key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()
+        }
+        twin.ready = self.ready
+        twin.not_ready_reason = self.not_ready_reason
+        twin._table = None
+        twin._row = -1
+        twin.origin = self
+        return twin
+
+    def freeze(self) -> None:
+        """Freeze the stored task copies (the cluster cache's nodes; see ``TaskInfo.frozen``)."""
+        for task in self.tasks.values():
+            task.freeze()
 
     def clone(self) -> NodeInfo:
         twin = NodeInfo(self.node, self.name)

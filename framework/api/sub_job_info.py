@@ -14,7 +14,15 @@ from .network_topology import HARD, SOFT, NetworkTopologySpec, SubGroupPolicySpe
 from .resource import Resource
 from .task_status import TaskStatus, allocated_status
 
+OWNED_STATUSES = frozenset(
+    {TaskStatus.PENDING, TaskStatus.PIPELINED, TaskStatus.ALLOCATED, TaskStatus.BINDING}
+)
+"""Statuses whose tasks a session's copy of a cached job always owns (``JobInfo.session_copy``):
+pending ones are copied with the job, and no pod gives a cached task the others
+(``status_from_pod``), so only a session puts tasks in them."""
+
 if TYPE_CHECKING:
+    from .job_info import JobInfo
     from .task_info import TaskInfo
 
 
@@ -60,6 +68,9 @@ def sub_job_match_values(policy: SubGroupPolicySpec, labels: dict[str, str]) -> 
 
 class SubJobInfo:
     __slots__ = (
+        "_owner",
+        "_task_status_index",
+        "_tasks",
         "allocated_hyper_node",
         "gid",
         "job",
@@ -68,8 +79,6 @@ class SubJobInfo:
         "network_topology",
         "nominated_hyper_node",
         "priority",
-        "task_status_index",
-        "tasks",
         "uid",
     )
 
@@ -84,14 +93,15 @@ class SubJobInfo:
         min_available: int | None = None,
         network_topology: NetworkTopologySpec | None = None,
     ) -> None:
+        self._owner: JobInfo | None = None
         self.gid = gid
         self.uid = uid
         self.job = job
         self.min_available = 1
         self.priority = 0
         self.match_index = 0
-        self.tasks: dict[str, TaskInfo] = {}
-        self.task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
+        self._tasks: dict[str, TaskInfo] = {}
+        self._task_status_index: dict[TaskStatus, dict[str, TaskInfo]] = {}
         self.allocated_hyper_node = ""
         self.nominated_hyper_node = ""
         self.network_topology: NetworkTopologySpec | None = None
@@ -109,6 +119,30 @@ class SubJobInfo:
                 self.match_index = int(match_values[0])
             except ValueError:
                 self.match_index = 0
+
+    # ------------------------------------------------------------------ tasks
+    # A sub-job of a session's copy of a cached job shares the cache's frozen tasks until they are
+    # reached from outside (see ``JobInfo.tasks``): the whole job then takes its own copies.
+    @property
+    def tasks(self) -> dict[str, TaskInfo]:
+        owner = self._owner
+        if owner is not None and owner._shared:
+            owner._materialize()
+        return self._tasks
+
+    @property
+    def task_status_index(self) -> dict[TaskStatus, dict[str, TaskInfo]]:
+        owner = self._owner
+        if owner is not None and owner._shared:
+            owner._materialize()
+        return self._task_status_index
+
+    def tasks_with(self, status: TaskStatus) -> dict[str, TaskInfo]:
+        """The sub-job's tasks in ``status`` (pending ones never make the job copy its tasks)."""
+        owner = self._owner
+        if owner is not None and owner._shared and status not in OWNED_STATUSES:
+            owner._materialize()
+        return self._task_status_index.get(status, {})
 
     # ------------------------------------------------------------------ topology
     def is_hard_topology_mode(self) -> tuple[bool, int]:
@@ -133,23 +167,23 @@ class SubJobInfo:
 
     # ------------------------------------------------------------------ membership
     def add_task(self, task: TaskInfo) -> None:
-        self.tasks[task.uid] = task
-        self.task_status_index.setdefault(task.status, {})[task.uid] = task
+        self._tasks[task.uid] = task
+        self._task_status_index.setdefault(task.status, {})[task.uid] = task
         if task.priority > self.priority:
             self.priority = task.priority
 
     def delete_task(self, task: TaskInfo) -> None:
-        self.tasks.pop(task.uid, None)
-        bucket = self.task_status_index.get(task.status)
+        self._tasks.pop(task.uid, None)
+        bucket = self._task_status_index.get(task.status)
         if bucket is not None:
             bucket.pop(task.uid, None)
             if not bucket:
-                del self.task_status_index[task.status]
+                del self._task_status_index[task.status]
         if task.priority >= self.priority:
-            self.priority = max((t.priority for t in self.tasks.values()), default=0)
+            self.priority = max((t.priority for t in self._tasks.values()), default=0)
 
     def _count(self, status: TaskStatus) -> int:
-        return len(self.task_status_index.get(status, ()))
+        return len(self._task_status_index.get(status, ()))
 
     def ready_task_num(self) -> int:
         return (
@@ -164,10 +198,11 @@ class SubJobInfo:
         return self._count(TaskStatus.PIPELINED)
 
     def pending_best_effort_task_num(self) -> int:
-        return sum(1 for t in self.task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
+        return sum(1 for t in self._task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
 
     def allocated_task_num(self) -> int:
-        return sum(len(tasks) for status, tasks in self.task_status_index.items() if allocated_status(status))
+        index = self._task_status_index
+        return sum(len(tasks) for status, tasks in index.items() if allocated_status(status))
 
     def is_ready(self) -> bool:
         return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
@@ -181,13 +216,36 @@ class SubJobInfo:
     def min_resources(self) -> Resource:
         """Σ init_resreq of the pending tasks (``GetMinResources``)."""
         total = Resource()
-        for task in self.task_status_index.get(TaskStatus.PENDING, {}).values():
+        for task in self._task_status_index.get(TaskStatus.PENDING, {}).values():
             total.add(task.init_resreq)
         return total
+
+    def replace_task(self, task: TaskInfo) -> None:
+        """Put ``task`` where the task with its UID is (the job made its own copy of it)."""
+        if task.uid in self._tasks:
+            self._tasks[task.uid] = task
+            self._task_status_index[task.status][task.uid] = task
+
+    def session_copy(self, owner: JobInfo) -> SubJobInfo:
+        """A copy with its own containers, sharing the tasks (``JobInfo.session_copy``)."""
+        twin = SubJobInfo.__new__(SubJobInfo)
+        twin._owner = owner
+        twin.gid = self.gid
+        twin.uid = self.uid
+        twin.job = self.job
+        twin.min_available = self.min_available
+        twin.priority = self.priority
+        twin.match_index = self.match_index
+        twin._tasks = dict(self._tasks)
+        twin._task_status_index = {status: dict(tasks) for status, tasks in self._task_status_index.items()}
+        twin.allocated_hyper_node = self.allocated_hyper_node
+        twin.nominated_hyper_node = self.nominated_hyper_node
+        twin.network_topology = self.network_topology.copy() if self.network_topology is not None else None
+        return twin
 
     def clone_status_from(self, source: SubJobInfo) -> None:
         self.allocated_hyper_node = source.allocated_hyper_node
         self.nominated_hyper_node = source.nominated_hyper_node
 
     def __repr__(self) -> str:
-        return f"SubJob({self.uid} min={self.min_available} tasks={len(self.tasks)})"
+        return f"SubJob({self.uid} min={self.min_available} tasks={len(self._tasks)})"

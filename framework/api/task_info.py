@@ -145,6 +145,9 @@ def pod_request(pod: Pod) -> Resource:
     return result
 
 
+_MISSING = object()
+
+
 @dataclass
 class TransactionContext:
     node_name: str
@@ -153,13 +156,23 @@ class TransactionContext:
     status: TaskStatus
 
 
+class FrozenTaskError(RuntimeError):
+    """A session tried to change a task the cluster cache shares with it (``TaskInfo.frozen``)."""
+
+
 class TaskInfo:
-    """One pod in a job, with its request, status and placement."""
+    """One pod in a job, with its request, status and placement.
+
+    A task the cluster cache keeps between sessions is ``frozen``: sessions share it and may read it,
+    but changing it raises ``FrozenTaskError`` (``JobInfo.own_task`` gives the session its own copy
+    first). Setting a field to the value it already has is not a change.
+    """
 
     __slots__ = (
         "best_effort",
         "creation",
         "eviction_occurred",
+        "frozen",
         "init_resreq",
         "job",
         "job_allocated_hyper_node",
@@ -177,6 +190,7 @@ class TaskInfo:
         "task_role",
         "uid",
     )
+    frozen: bool
 
     def __init__(
         self,
@@ -196,6 +210,7 @@ class TaskInfo:
         pod_annotations: dict[str, str] | None = None,
         creation: float = float("-inf"),
     ) -> None:
+        object.__setattr__(self, "frozen", False)
         self.uid = uid
         self.name = name
         self.namespace = namespace
@@ -252,29 +267,46 @@ class TaskInfo:
         """``namespace/name``: how nodes index their tasks (``PodKey``)."""
         return f"{self.namespace}/{self.name}"
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        if self.frozen:
+            current = getattr(self, name, _MISSING)
+            if current is not value and current != value:
+                raise FrozenTaskError(
+                    f"task {self.namespace}/{self.name}: {name} of a task the cluster cache shares "
+                    "cannot change (take the job's own copy first: JobInfo.own_task)"
+                )
+        object.__setattr__(self, name, value)
+
+    def freeze(self) -> TaskInfo:
+        """Make the task read-only (the cluster cache's tasks, shared with sessions)."""
+        object.__setattr__(self, "frozen", True)
+        return self
+
     def clone(self) -> TaskInfo:
+        """A copy the caller owns (never frozen)."""
         twin = TaskInfo.__new__(TaskInfo)
-        twin.uid = self.uid
-        twin.name = self.name
-        twin.namespace = self.namespace
-        twin.job = self.job
-        twin.task_role = self.task_role
-        twin.resreq = self.resreq.clone()
-        twin.init_resreq = self.init_resreq.clone()
-        twin.best_effort = self.best_effort
-        twin.status = self.status
-        twin.node_name = self.node_name
-        twin.eviction_occurred = False
-        twin.job_allocated_hyper_node = ""
-        twin.last_transaction = (
-            TransactionContext(**vars(self.last_transaction)) if self.last_transaction is not None else None
-        )
-        twin.priority = self.priority
-        twin.preemptable = self.preemptable
-        twin.sch_gated = self.sch_gated
-        twin.pod = self.pod
-        twin.pod_annotations = dict(self.pod_annotations)
-        twin.creation = self.creation
+        put = object.__setattr__  # a fresh copy is not frozen: skip the guard
+        put(twin, "frozen", False)
+        put(twin, "uid", self.uid)
+        put(twin, "name", self.name)
+        put(twin, "namespace", self.namespace)
+        put(twin, "job", self.job)
+        put(twin, "task_role", self.task_role)
+        put(twin, "resreq", self.resreq.clone())
+        put(twin, "init_resreq", self.init_resreq.clone())
+        put(twin, "best_effort", self.best_effort)
+        put(twin, "status", self.status)
+        put(twin, "node_name", self.node_name)
+        put(twin, "eviction_occurred", False)
+        put(twin, "job_allocated_hyper_node", "")
+        last = self.last_transaction
+        put(twin, "last_transaction", TransactionContext(**vars(last)) if last is not None else None)
+        put(twin, "priority", self.priority)
+        put(twin, "preemptable", self.preemptable)
+        put(twin, "sch_gated", self.sch_gated)
+        put(twin, "pod", self.pod)
+        put(twin, "pod_annotations", dict(self.pod_annotations))
+        put(twin, "creation", self.creation)
         return twin
 
     # ------------------------------------------------------------------ transactions

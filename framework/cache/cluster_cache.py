@@ -29,6 +29,13 @@ included) before anything is changed. Deleting an object that does not exist cha
 a warning (``Code.DELETE_MISSING``), as ``kubectl delete --ignore-not-found`` would be silent and
 plain ``kubectl delete`` an error: the rest of the file still applies.
 
+The snapshot is incremental (issue 13): the cache keeps the jobs and nodes it built, with their
+tasks frozen, and rebuilds only those whose pods, PodGroup or Node changed since the last snapshot
+(objects are compared by identity, so any way of replacing them counts; a pod deleted and created
+again moves to the end, as in a full build); the session gets copy-on-write copies of them
+(``JobInfo.session_copy``, ``NodeInfo.session_copy``). A snapshot equals one built from scratch
+(tests/framework/test_incremental_snapshot.py).
+
 ``apply`` takes a cycle's decision log as the API server would (``cache.apply``): a bind sets the
 pod's node, an eviction marks the pod deleting, a nomination sets ``status.nominatedNodeName``, the
 PodGroup statuses are written; the next snapshot sees them.
@@ -48,6 +55,7 @@ from ..api.task_info import TaskInfo
 from ..api.task_status import TaskStatus
 from ..diagnostics import Code, Diagnostics
 from ..settings import Settings
+from ..util.collector import collector_paused
 from .admission import Admission, PriorityClasses, check_global_defaults
 from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicates, read_file
 from .controllers import ControllerContext, collect, run_controllers
@@ -99,7 +107,23 @@ class ClusterCache:
         self.diagnostics = Diagnostics()
         """What the cache did with the input that a user should know of (``framework.diagnostics``)."""
         self._topology: HyperNodeTopology | None = None
-        self._task_protos: dict[str, TaskInfo] = {}
+        # The cache's own jobs and nodes, kept between snapshots and rebuilt only when their objects
+        # changed (``_refresh_base``); their tasks are frozen and sessions get copies of the jobs and
+        # nodes that share them (``JobInfo.session_copy``, ``NodeInfo.session_copy``).
+        self._seen_pods: dict[str, Pod] = {}
+        self._seen_nodes: dict[str, Node] = {}
+        self._seen_pod_groups: dict[str, PodGroup] = {}
+        self._base_tasks: dict[str, TaskInfo] = {}
+        self._base_nodes: dict[str, NodeInfo] = {}
+        self._base_jobs: dict[str, JobInfo] = {}
+        self._node_members: dict[str, dict[str, None]] = {}
+        self._job_members: dict[str, dict[str, None]] = {}
+        self._member_job: dict[str, str] = {}
+        self._job_first: dict[str, str] = {}
+        """Job UID -> the key of its first pod (in ``pods`` order)."""
+        self._job_order: list[str] = []
+        self.last_refresh = (0, 0)
+        """Nodes and jobs the last snapshot rebuilt (the rest were kept as they were)."""
         self._pods_created: Counter[str] = Counter()
         """Pod key -> how many times a controller created a pod of that key (``generations``)."""
 
@@ -108,9 +132,10 @@ class ClusterCache:
     def from_files(cls, paths: Iterable[str], settings: Settings | None = None) -> ClusterCache:
         """Load snapshot files together; duplicates across files and an invalid tree are errors."""
         cache = cls(settings)
-        loaded = [read_file(path) for path in paths]
-        check_duplicates(loaded)
-        cache.apply_files(loaded)
+        with collector_paused():  # a bulk build of acyclic objects (util.collector)
+            loaded = [read_file(path) for path in paths]
+            check_duplicates(loaded)
+            cache.apply_files(loaded)
         return cache
 
     def _stores(self) -> dict[str, dict[str, Any]]:
@@ -182,7 +207,6 @@ class ClusterCache:
         self.diagnostics.record(diagnostics)
         self._count_created(ctx)
         self._topology = topology
-        self._task_protos = {key: proto for key, proto in self._task_protos.items() if key in self.pods}
         for node in self.nodes.values():
             if "pods" not in node.status.allocatable:
                 self.diagnostics.add(
@@ -220,16 +244,15 @@ class ClusterCache:
         diagnostics = Diagnostics(log=False)
         admission = Admission(PriorityClasses(staged["PriorityClass"]), diagnostics)
         ctx = self._run_controllers(staged, admission)
+        stores = self._stores()
         changed = [
             (kind, key, obj)
             for kind, store in staged.items()
             for key, obj in store.items()
-            if self._stores()[kind].get(key) is not obj
+            if stores[kind].get(key) is not obj
         ]
         for kind, key, obj in changed:
-            self._stores()[kind][key] = obj
-            if kind == "Pod":
-                self._task_protos.pop(key, None)
+            stores[kind][key] = obj
         self.diagnostics.record(diagnostics)
         self._count_created(ctx)
         return ctx.created
@@ -247,16 +270,12 @@ class ClusterCache:
     def delete(self, kind: str, key: str) -> None:
         store = self._stores()[kind]
         store.pop(key, None)
-        if kind == "Pod":
-            self._task_protos.pop(key, None)
         if kind in ("Node", "HyperNode"):
             self._topology = build_topology(self.hyper_nodes.values(), list(self.nodes.values()))
 
     def put(self, obj: KubeObject) -> None:
         """Create or replace one object without re-validating the hypernode tree (hot path)."""
         self._stores()[obj.KIND][obj.key] = obj
-        if obj.KIND == "Pod":
-            self._task_protos.pop(obj.key, None)
         if obj.KIND in ("Node", "HyperNode"):
             self._topology = build_topology(self.hyper_nodes.values(), list(self.nodes.values()))
 
@@ -269,67 +288,146 @@ class ClusterCache:
     def owns(self, pod: Pod) -> bool:
         return self.settings.owns(pod.spec.scheduler_name)
 
-    def _task(self, key: str, pod: Pod) -> TaskInfo:
-        proto = self._task_protos.get(key)
-        if proto is None or proto.pod is not pod:
-            proto = TaskInfo.from_pod(pod)
-            self._task_protos[key] = proto
-        return proto.clone()
-
     def default_priority(self) -> int:
         """The global-default PriorityClass's value, else 0 (``sc.defaultPriority``)."""
         default = PriorityClasses(self.priority_classes).global_default
         return default.value if default is not None else 0
 
-    def snapshot(self) -> ClusterSnapshot:
-        node_infos: dict[str, NodeInfo] = {name: NodeInfo(node) for name, node in self.nodes.items()}
-        placeholders: dict[str, NodeInfo] = {}
-        jobs: dict[str, JobInfo] = {}
-        for key, pod in self.pods.items():
-            task = self._task(key, pod)
-            if task.node_name:
-                node = node_infos.get(task.node_name)
-                if node is None:
-                    node = placeholders.setdefault(task.node_name, NodeInfo(None, task.node_name))
-                if task.status not in _TERMINATED:
-                    node.add_task(task)
-            if not self.owns(pod) or not task.job:
+    def _refresh_base(self) -> None:
+        """Bring the cache's own jobs and nodes (``_base_jobs``, ``_base_nodes``) up to date with the
+        objects: a job or node is rebuilt, as a full build would build it, only when one of its pods,
+        its PodGroup or its Node changed; everything else is kept as it is."""
+        pods = self.pods
+        seen = self._seen_pods
+        nodes_changed = self.nodes != self._seen_nodes
+        groups_changed = self.pod_groups != self._seen_pod_groups
+        # dict equality ignores order: a pod deleted and created again moved to the end
+        pods_changed = pods != seen or list(pods) != list(seen)
+        if not nodes_changed and not groups_changed and not pods_changed:
+            return
+        dirty_nodes: set[str] = set()
+        dirty_jobs: set[str] = set()
+        tasks = self._base_tasks
+        node_members = self._node_members
+        job_members = self._job_members
+
+        def forget(key: str) -> None:
+            old = tasks.pop(key, None)
+            if old is None:
+                return
+            if old.node_name:
+                dirty_nodes.add(old.node_name)
+                node_members[old.node_name].pop(key, None)
+            uid = self._member_job.pop(key, "")
+            if uid:
+                dirty_jobs.add(uid)
+                job_members[uid].pop(key, None)
+
+        if pods_changed:
+            removed = seen.keys() - pods.keys()
+            for key in removed:
+                forget(key)
+            moved = _moved_keys(seen, pods, removed)
+            seen_get = seen.get
+            for key, pod in pods.items():
+                if seen_get(key) is pod and key not in moved:
+                    continue
+                forget(key)
+                task = TaskInfo.from_pod(pod).freeze()
+                tasks[key] = task
+                if task.node_name:
+                    dirty_nodes.add(task.node_name)
+                    node_members.setdefault(task.node_name, {})[key] = None
+                if self.owns(pod) and task.job:
+                    dirty_jobs.add(task.job)
+                    job_members.setdefault(task.job, {})[key] = None
+                    self._member_job[key] = task.job
+            self._seen_pods = dict(pods)
+        if nodes_changed:
+            seen_nodes = self._seen_nodes
+            dirty_nodes.update(name for name in seen_nodes.keys() - self.nodes.keys())
+            dirty_nodes.update(name for name, node in self.nodes.items() if seen_nodes.get(name) is not node)
+            self._seen_nodes = dict(self.nodes)
+        if groups_changed:
+            seen_groups = self._seen_pod_groups
+            dirty_jobs.update(uid for uid in seen_groups.keys() - self.pod_groups.keys())
+            dirty_jobs.update(uid for uid, pg in self.pod_groups.items() if seen_groups.get(uid) is not pg)
+            self._seen_pod_groups = dict(self.pod_groups)
+        self.last_refresh = (len(dirty_nodes), len(dirty_jobs))
+        position = {key: index for index, key in enumerate(pods)}
+        for name in dirty_nodes:
+            members = node_members.get(name)
+            if members is not None and not members:
+                del node_members[name]
+            node = self.nodes.get(name)
+            if node is None:
+                self._base_nodes.pop(name, None)
                 continue
-            job = jobs.get(task.job)
-            if job is None:
-                job = jobs[task.job] = JobInfo(task.job)
-            job.add_task_info(task)
-        for pg_key, pg in self.pod_groups.items():
-            job = jobs.get(pg_key)
-            if job is None:
-                job = jobs[pg_key] = JobInfo(pg_key)
-            job.set_pod_group(pg)
+            info = NodeInfo(node)
+            for key in sorted(members or (), key=position.__getitem__):
+                task = tasks[key]
+                if task.status not in _TERMINATED:
+                    info.add_task(task)
+            info.freeze()
+            self._base_nodes[name] = info
+        for uid in dirty_jobs:
+            members = job_members.get(uid)
+            if members is not None and not members:
+                del job_members[uid]
+                members = None
+            pg = self.pod_groups.get(uid)
+            if members is None and pg is None:
+                self._base_jobs.pop(uid, None)
+                self._job_first.pop(uid, None)
+                continue
+            job = JobInfo(uid)
+            ordered = sorted(members or (), key=position.__getitem__)
+            for key in ordered:
+                job.add_task_info(tasks[key])
+            if pg is not None:
+                job.set_pod_group(pg)
+            self._base_jobs[uid] = job
+            if ordered:
+                self._job_first[uid] = ordered[0]
+            else:
+                self._job_first.pop(uid, None)
+        # a full build lists the jobs with pods in the order of their first pod, then the PodGroups
+        # without pods in PodGroup order (a clean job's first pod stays its first pod)
+        first = self._job_first
+        with_pods = sorted(first, key=lambda uid: position[first[uid]])
+        self._job_order = with_pods + [uid for uid in self.pod_groups if uid not in first]
+
+    def snapshot(self) -> ClusterSnapshot:
+        self._refresh_base()
+        jobs = {uid: self._base_jobs[uid] for uid in self._job_order}
+        node_infos = {name: self._base_nodes[name].session_copy() for name in self.nodes}
         queues = {name: QueueInfo(queue) for name, queue in with_implicit_queues(self.queues).items()}
         classes = PriorityClasses(self.priority_classes).classes
         default_priority = self.default_priority()
         if "root" not in self.queues and any(queue.spec.parent == "root" for queue in self.queues.values()):
             self.diagnostics.add(Code.DEFAULTED, "Queue root", describe("root"))
         kept: dict[str, JobInfo] = {}
-        for uid, job in jobs.items():
-            if job.pod_group is None:
-                pods = ", ".join(sorted(t.key for t in job.tasks.values())[:3])
+        for uid, base in jobs.items():
+            if base.pod_group is None:
+                pods = ", ".join(sorted(t.key for t in base.tasks.values())[:3])
                 self.diagnostics.add(
                     Code.POD_LEFT_OUT,
                     f"PodGroup {uid}",
                     f"PodGroup {uid} not found: its pods ({pods}) are left out",
                 )
                 continue
-            if job.queue not in queues:
+            if base.queue not in queues:
                 self.diagnostics.add(
                     Code.POD_LEFT_OUT,
                     f"PodGroup {uid}",
-                    f"Queue {job.queue} of PodGroup {uid} not found: job left out",
+                    f"Queue {base.queue} of PodGroup {uid} not found: job left out",
                 )
                 continue
-            if job.queue in IMPLICIT_QUEUES and job.queue not in self.queues:
-                self.diagnostics.add(Code.DEFAULTED, f"Queue {job.queue}", describe(job.queue))
+            if base.queue in IMPLICIT_QUEUES and base.queue not in self.queues:
+                self.diagnostics.add(Code.DEFAULTED, f"Queue {base.queue}", describe(base.queue))
+            pc_name = base.pod_group.spec.priority_class_name
+            job = base.session_copy()
             job.priority = default_priority
-            pc_name = job.pod_group.spec.priority_class_name
             if pc_name in classes:
                 job.priority = classes[pc_name].value
             allocated, sub_jobs = self.allocated_hyper_nodes.get(uid, ("", {}))
@@ -358,6 +456,23 @@ class ClusterCache:
         from .apply import apply_decisions
 
         apply_decisions(self, decisions, now)
+
+
+def _moved_keys(seen: dict[str, Any], current: dict[str, Any], removed: set[str]) -> set[str]:
+    """Keys of ``seen`` still in ``current`` but no longer in their place: deleted and created again
+    since (a dict puts a key inserted again at its end), which changes where a full build puts them."""
+    survivors = [key for key in seen if key not in removed] if removed else list(seen)
+    keys = list(current)
+    if keys[: len(survivors)] == survivors:
+        return set()
+    moved: set[str] = set()
+    index = 0
+    for key in survivors:
+        if index < len(keys) and keys[index] == key:
+            index += 1
+        else:
+            moved.add(key)
+    return moved
 
 
 def _ignored_kind(path: str, kind: str, count: int) -> str:

@@ -27,7 +27,9 @@ import yaml
 from pydantic import ValidationError
 
 from ..conf import format_validation_error
-from ..util.input_text import SAFE_LOADER, InputTextError, decode, one_line, short_repr, yaml_problem
+from ..util.collector import collector_paused
+from ..util.documents import load_documents
+from ..util.input_text import InputTextError, decode, one_line, short_repr, yaml_problem
 from .objects import API_GROUPS, KINDS, KubeObject
 
 DELETE_ANNOTATION = "fumarole.io/delete"
@@ -78,67 +80,101 @@ def describe(raw: Mapping[str, Any]) -> str:
     return f"{kind} {namespace}/{name}" if namespace else f"{kind} {name}"
 
 
-def _flatten(documents: Iterable[Any], path: str) -> list[tuple[str, Mapping[str, Any]]]:
-    out: list[tuple[str, Mapping[str, Any]]] = []
-    for number, document in enumerate(documents, start=1):
-        if document is None:
-            continue
-        if not isinstance(document, Mapping):
-            raise SnapshotError(
-                f"{path}: document {number}: expected a Kubernetes object, got {type(document).__name__}"
-            )
-        if document.get("kind") == "List" or (
-            "items" in document
-            and isinstance(document.get("kind"), str)
-            and document["kind"].endswith("List")
-        ):
-            items = document.get("items") or []
-            if not isinstance(items, list):
-                raise SnapshotError(f"{path}: document {number}: items must be a list")
-            for index, item in enumerate(items):
-                if not isinstance(item, Mapping):
-                    raise SnapshotError(f"{path}: document {number}: items[{index}]: expected an object")
-                out.append((f"{path}: document {number} items[{index}]", item))
-        else:
-            out.append((f"{path}: document {number}", document))
-    return out
+def _document_objects(document: Any, number: int, path: str) -> tuple[list[Any], bool]:
+    """The raw objects of one document: its ``items`` for a ``kind: List`` (or any ``*List`` with
+    ``items``), else the document itself; and whether it is a list. A document that is not an object,
+    ``items`` that is not a list, an item that is not an object: ``SnapshotError``."""
+    if not isinstance(document, Mapping):
+        raise SnapshotError(
+            f"{path}: document {number}: expected a Kubernetes object, got {type(document).__name__}"
+        )
+    if document.get("kind") == "List" or (
+        "items" in document and isinstance(document.get("kind"), str) and document["kind"].endswith("List")
+    ):
+        items = document.get("items") or []
+        if not isinstance(items, list):
+            raise SnapshotError(f"{path}: document {number}: items must be a list")
+        for index, item in enumerate(items):
+            if not isinstance(item, Mapping):
+                raise SnapshotError(f"{path}: document {number}: items[{index}]: expected an object")
+        return items, True
+    return [document], False
 
 
 def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFile:
-    """Parse and validate the objects in YAML text; raise SnapshotError on the first bad one."""
-    try:
-        raw_documents = list(yaml.load_all(text, Loader=SAFE_LOADER))
-    except yaml.YAMLError as exc:
-        raise SnapshotError(yaml_problem(path, exc, text=text)) from None
+    """Parse and validate the objects in YAML (or JSON) text; raise SnapshotError on the first bad one.
+
+    The documents are read one at a time (``util.documents``) and each object is validated as soon
+    as its document is read, then its raw form is dropped, so a file never costs its whole parse
+    tree. The error reported is still the one a whole-file reading would report first: a YAML error
+    anywhere in the file, else the first document that is not an object (or list of objects), else
+    the first object that is invalid; once one is found, the rest is only read, not validated.
+    """
     loaded = LoadedFile(path)
-    for where, raw in _flatten(raw_documents, path):
-        kind = raw.get("kind")
-        if not kind:
-            raise SnapshotError(f"{where}: {describe(raw)}: kind: required key is missing")
-        if not isinstance(kind, str):
-            raise SnapshotError(f"{where}: {describe(raw)}: kind: must be a string (got {short_repr(kind)})")
-        model = KINDS.get(kind)
-        api_version = raw.get("apiVersion", "")
-        if model is None or (api_version and api_version not in API_GROUPS[kind]):
-            loaded.ignored[kind] += 1
-            continue
-        if not isinstance(raw.get("metadata"), Mapping):
-            raise SnapshotError(f"{path}: {describe(raw)}: metadata: required key is missing")
+    structure: SnapshotError | None = None
+    invalid: SnapshotError | None = None
+    with collector_paused():
         try:
-            obj = model.model_validate(dict(raw))
-        except ValidationError as exc:
-            message = format_validation_error(f"{path}: {describe(raw)}", exc, single_line=True)
-            raise SnapshotError(message) from None
-        except ValueError as exc:
-            raise SnapshotError(f"{path}: {describe(raw)}: {exc}") from None
-        delete = _deletion(obj, path)
-        if delete and not allow_delete:
-            raise SnapshotError(
-                f"{path}: {describe(raw)}: metadata.annotations.{DELETE_ANNOTATION}: deletions are only "
-                "allowed in changes files (--then)"
-            )
-        loaded.documents.append(Document(obj, path, delete))
+            for number, document in enumerate(load_documents(text), start=1):
+                if document is None or structure is not None:
+                    continue
+                try:
+                    objects, is_list = _document_objects(document, number, path)
+                except SnapshotError as exc:
+                    structure = exc
+                    continue
+                if invalid is not None:
+                    continue
+                for index, raw in enumerate(objects):
+                    where = (
+                        f"{path}: document {number} items[{index}]"
+                        if is_list
+                        else f"{path}: document {number}"
+                    )
+                    try:
+                        _decode(raw, where, path, loaded, allow_delete=allow_delete)
+                    except SnapshotError as exc:
+                        invalid = exc
+                        break
+                    if is_list:
+                        objects[index] = None  # the raw item is no longer needed
+        except yaml.YAMLError as exc:
+            raise SnapshotError(yaml_problem(path, exc, text=text)) from None
+    if structure is not None:
+        raise structure
+    if invalid is not None:
+        raise invalid
     return loaded
+
+
+def _decode(raw: Mapping[str, Any], where: str, path: str, loaded: LoadedFile, *, allow_delete: bool) -> None:
+    """Validate one raw object into ``loaded`` (a kind fumarole does not read is counted as ignored)."""
+    kind = raw.get("kind")
+    if not kind:
+        raise SnapshotError(f"{where}: {describe(raw)}: kind: required key is missing")
+    if not isinstance(kind, str):
+        raise SnapshotError(f"{where}: {describe(raw)}: kind: must be a string (got {short_repr(kind)})")
+    model = KINDS.get(kind)
+    api_version = raw.get("apiVersion", "")
+    if model is None or (api_version and api_version not in API_GROUPS[kind]):
+        loaded.ignored[kind] += 1
+        return
+    if not isinstance(raw.get("metadata"), Mapping):
+        raise SnapshotError(f"{path}: {describe(raw)}: metadata: required key is missing")
+    try:
+        obj = model.model_validate(dict(raw))
+    except ValidationError as exc:
+        message = format_validation_error(f"{path}: {describe(raw)}", exc, single_line=True)
+        raise SnapshotError(message) from None
+    except ValueError as exc:
+        raise SnapshotError(f"{path}: {describe(raw)}: {exc}") from None
+    delete = _deletion(obj, path)
+    if delete and not allow_delete:
+        raise SnapshotError(
+            f"{path}: {describe(raw)}: metadata.annotations.{DELETE_ANNOTATION}: deletions are only "
+            "allowed in changes files (--then)"
+        )
+    loaded.documents.append(Document(obj, path, delete))
 
 
 def _deletion(obj: KubeObject, path: str) -> bool:

@@ -49,13 +49,30 @@ def resource_list(raw: object) -> dict[str, str]:
     for name, value in raw.items():
         if not isinstance(name, str):
             raise ValueError(f"resource names must be strings (got {short_repr(name)})")
+        known: tuple[str, type, object] | None = (name, type(value), value)
         try:
-            quantity.check_resource(name, value)
-        except quantity.QuantityError as exc:
-            context = {"resource": name, "message": str(exc)}
-            raise PydanticCustomError(RESOURCE_ERROR, "{message}", context) from None
+            accepted = known in _ACCEPTED
+        except TypeError:  # an unhashable value (a list, a mapping): checked, never remembered
+            accepted, known = False, None
+        if not accepted:
+            try:
+                quantity.check_resource(name, value)
+            except quantity.QuantityError as exc:
+                context = {"resource": name, "message": str(exc)}
+                raise PydanticCustomError(RESOURCE_ERROR, "{message}", context) from None
+            if known is not None:
+                if len(_ACCEPTED) >= _ACCEPTED_MAX:
+                    _ACCEPTED.clear()
+                _ACCEPTED.add(known)
         out[name] = value if isinstance(value, str) else str(value)
     return out
+
+
+_ACCEPTED: set[tuple[str, type, object]] = set()
+"""``(resource, type, value)`` entries already accepted by ``quantity.check_resource``: a cluster
+writes the same few quantities thousands of times (``cpu: "4"``, ``memory: 16Gi``), each checked
+once (the type is part of the key: ``True == 1`` but a bool is not a quantity)."""
+_ACCEPTED_MAX = 65_536
 
 
 ResourceList = Annotated[dict[str, str], BeforeValidator(resource_list)]

@@ -1,8 +1,11 @@
 """What a session starts from (``api.ClusterInfo``), and what a session needs of a cache.
 
-The cache builds a ``ClusterSnapshot`` of deep copies that the session then owns: jobs with their
-tasks, nodes (Ready or not; the session keeps the Ready ones), queues, the hypernode topology, the
-PriorityClass values and the ConfigMaps plugins read (e.g. Ascend device info).
+The cache builds a ``ClusterSnapshot`` of copies that the session then owns: jobs with their tasks,
+nodes (Ready or not; the session keeps the Ready ones), queues, the hypernode topology, the
+PriorityClass values and the ConfigMaps plugins read (e.g. Ascend device info). The copies of jobs
+and nodes are copy-on-write views of the cache's own (``ClusterCache._refresh_base``): they share the
+cache's frozen tasks (``TaskInfo.frozen``) until the session changes them, so a snapshot costs a few
+attribute copies per job and node, plus the rebuild of what changed.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ writes one sub-directory per conf, named after the conf file) and prints a summa
 warnings about the input (the conf's, the workload's, the simulated cluster's) go into summary.json
 (``warnings``) and their number into the table; with ``--strict`` (``FUMAROLE_STRICT``) any warning
 fails the run: exit 2, one line each on stderr, nothing written to stdout nor to ``--out``.
+
+Each simulation's cluster is built with Python's cyclic garbage collector paused, then frozen, and
+the cycles run with a higher threshold for the youngest generation (``framework.util.collector``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from fumarole.commands import (
 from fumarole.framework.diagnostics import Code, Diagnostic, StrictError
 from fumarole.framework.registry import Registry
 from fumarole.framework.settings import Settings
+from fumarole.framework.util.collector import collector_paused, freeze, tune_for_cycles
 from fumarole.report import stdout_console
 
 
@@ -108,13 +112,16 @@ def _run_one(
         transient=True,
     ) as progress:
         task = progress.add_task(label, total=workload.horizon)
-        sim = Simulation(
-            workload,
-            conf,
-            registry=registry,
-            settings=run_settings,
-            progress=(lambda now, horizon: progress.update(task, completed=now)) if show else None,
-        )
+        with collector_paused():  # building the cluster: see framework.util.collector
+            sim = Simulation(
+                workload,
+                conf,
+                registry=registry,
+                settings=run_settings,
+                progress=(lambda now, horizon: progress.update(task, completed=now)) if show else None,
+            )
+            freeze()
+        tune_for_cycles()
         summary = sim.run()
     return sim, with_warnings(sim, summary)
 

@@ -121,6 +121,7 @@ class CapacityPlugin:
     """Elastic queue quota: capability (hard), deserved (reclaimable above), guarantee (kept)."""
 
     name = "capacity"
+    idle_noop = True
     arguments_model = CapacityArguments
 
     def __init__(self, arguments: CapacityArguments) -> None:

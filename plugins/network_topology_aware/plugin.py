@@ -44,6 +44,7 @@ class NetworkTopologyAwarePlugin:
     """Volcano's ``network-topology-aware`` plugin."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NetworkTopologyAwareArguments
 
     def __init__(self, arguments: NetworkTopologyAwareArguments) -> None:

@@ -107,6 +107,7 @@ class NodeOrderPlugin:
     """Volcano's ``nodeorder`` plugin."""
 
     name = PLUGIN_NAME
+    idle_noop = True
     arguments_model = NodeOrderArguments
 
     def __init__(self, arguments: NodeOrderArguments) -> None:

@@ -260,6 +260,35 @@ def requirement_mask(groups: LabelGroups, requirement: Requirement) -> np.ndarra
 
 
 # ---------------------------------------------------------------------------------------- the view
+_MEMO_KEY = "nodeorder.node_pods"
+"""``Session.persistent`` key of the previous session's per-node pod entries (``K8sNodeView``)."""
+
+
+@dataclass
+class _NodePods:
+    """One node's pods in the view: their entries and the sums they add to the node's row."""
+
+    row: int
+    tasks: list[TaskInfo]
+    entries: dict[str, PodEntry]
+    requested: np.ndarray
+    non_zero: np.ndarray
+
+    @classmethod
+    def of(cls, tasks: list[TaskInfo], row: int) -> _NodePods:
+        entries: dict[str, PodEntry] = {}
+        requested = np.zeros(3, dtype=np.int64)
+        non_zero = np.zeros(2, dtype=np.int64)
+        for task in tasks:
+            if task.key in entries:
+                continue
+            entry = pod_entry(task, row)
+            entries[entry.key] = entry
+            requested += entry.requested
+            non_zero += entry.non_zero
+        return cls(row, tasks, entries, requested, non_zero)
+
+
 @dataclass
 class K8sNodeView:
     """Columns of the Kubernetes node view over ``table``'s rows (see the module docstring)."""
@@ -287,11 +316,43 @@ class K8sNodeView:
             )
         view = cls(table, alloc, np.zeros((size, 3), dtype=np.int64), np.zeros((size, 2), dtype=np.int64))
         if with_pods:
-            for row, node in enumerate(table.nodes):
-                for task in node.tasks.values():
-                    view.add(task, row)
+            view._add_nodes(ssn)
             ssn.add_event_handler(view.event_handler())
         return view
+
+    def _add_nodes(self, ssn: Session) -> None:
+        """Every node's pods, as ``add`` would add them one by one. A node whose tasks are the very
+        objects of the previous session (the cluster cache's frozen copies: same objects, same
+        content) at the same row reuses that session's entries and sums (``_NodePods``)."""
+        previous: dict[str, _NodePods] = ssn.persistent(_MEMO_KEY, dict)
+        current: dict[str, _NodePods] = {}
+        memos: list[_NodePods] = []
+        for row, node in enumerate(self.table.nodes):
+            tasks = list(node.tasks.values())
+            memo = previous.get(node.name)
+            if memo is None or memo.row != row or memo.tasks != tasks:
+                memo = _NodePods.of(tasks, row)
+            if all(task.frozen for task in tasks):
+                current[node.name] = memo
+            memos.append(memo)
+        previous.clear()
+        previous.update(current)
+        pods = self.pods
+        for memo in memos:
+            pods.update(memo.entries)
+        if len(pods) != sum(len(memo.entries) for memo in memos):
+            # a pod on two nodes (only in hand-made sessions): the first one counts, as in ``add``
+            pods.clear()
+            for row, memo in enumerate(memos):
+                for key, entry in memo.entries.items():
+                    if key not in pods:
+                        pods[key] = entry
+                        self.requested[row] += entry.requested
+                        self.non_zero[row] += entry.non_zero
+            return
+        if memos:
+            self.requested[:] = np.stack([memo.requested for memo in memos])
+            self.non_zero[:] = np.stack([memo.non_zero for memo in memos])
 
     # ------------------------------------------------------------------ pods
     def add(self, task: TaskInfo, row: int) -> None:

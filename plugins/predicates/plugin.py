@@ -52,7 +52,7 @@ from .node_affinity import NodeAffinityFilter, RequiredNodeAffinity, required_no
 from .node_columns import NodeColumns
 from .node_ports import HostPort, host_ports
 from .pod_affinity import InterPodAffinityState, PodAffinityInfo, build_state, pod_affinity_info
-from .pod_view import PodView, record_of
+from .pod_view import ANTI_AFFINITY_MEMO, PodView, record_of
 from .predicate_cache import PredicateCache, template_uid
 from .taint_toleration import TaintFilter, TolerationKey, tolerations_of
 
@@ -93,6 +93,7 @@ class PredicatesPlugin:
     """Volcano's ``predicates`` plugin (see the module docstring)."""
 
     name = "predicates"
+    idle_noop = True
     arguments_model: ClassVar[type[PredicatesArguments]] = PredicatesArguments
 
     def __init__(self, arguments: PredicatesArguments) -> None:
@@ -104,7 +105,7 @@ class PredicatesPlugin:
         self.ssn = ssn
         nodes = ssn.node_table.nodes
         self.columns = NodeColumns(nodes)
-        self.view = PodView(nodes)
+        self.view = PodView(nodes, ssn.persistent(ANTI_AFFINITY_MEMO, dict))
         self.node_affinity = NodeAffinityFilter(self.columns)
         self.taints = TaintFilter(self.columns)
         self.cache = PredicateCache(len(nodes)) if self.enabled.cache_enable else None

@@ -71,10 +71,26 @@ def _signature(task: TaskInfo) -> tuple[Signature, Mapping[str, str]]:
     return (pod.metadata.namespace, frozenset(labels.items())), labels
 
 
+@dataclass
+class _AntiRow:
+    """One row's placed pods with required anti-affinity terms, kept from one session to the next
+    while the row holds the very same frozen tasks (the cluster cache's, which never change)."""
+
+    row: int
+    tasks: list[TaskInfo]
+    records: list[PodRecord]
+
+
+ANTI_AFFINITY_MEMO = "predicates.anti_affinity_rows"
+"""``Session.persistent`` key of the rows' anti-affinity pods of the previous session."""
+
+
 class PodView:
     """Pods per node as the Kubernetes filters see them during one session."""
 
-    def __init__(self, nodes: Sequence[NodeInfo]) -> None:
+    def __init__(self, nodes: Sequence[NodeInfo], memo: dict[str, _AntiRow] | None = None) -> None:
+        self.names = [node.name for node in nodes]
+        self._memo = memo
         self.row_of = {node.name: row for row, node in enumerate(nodes)}
         self.pods: list[dict[str, TaskInfo]] = [
             {task.uid: task for task in node.tasks.values()} for node in nodes
@@ -172,11 +188,22 @@ class PodView:
         """(row, record) of every placed pod with required anti-affinity terms."""
         if self._anti is None:
             self._anti = {}
-            for row, task in self.tasks():
-                if _has_anti_affinity(task):
-                    record = self.record(task)
-                    if record.anti_terms:
-                        self._anti[record.uid] = (row, record)
+            previous = self._memo if self._memo is not None else {}
+            current: dict[str, _AntiRow] = {}
+            for row, pods in enumerate(self.pods):
+                tasks = list(pods.values())
+                name = self.names[row]
+                memo = previous.get(name)
+                if memo is None or memo.row != row or memo.tasks != tasks:
+                    records = [self.record(task) for task in tasks if _has_anti_affinity(task)]
+                    memo = _AntiRow(row, tasks, [record for record in records if record.anti_terms])
+                if all(task.frozen for task in tasks):
+                    current[name] = memo
+                for record in memo.records:
+                    self._anti[record.uid] = (row, record)
+            if self._memo is not None:
+                self._memo.clear()
+                self._memo.update(current)
         return list(self._anti.values())
 
     @property

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING
 from fumarole.framework.api.resource import CPU, MEMORY, PODS, Resource, is_scalar_resource_name
 from fumarole.framework.api.task_info import has_only_queue_allocation_gate
-from fumarole.framework.api.task_status import TaskStatus, allocated_status
+from fumarole.framework.api.task_status import TaskStatus
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -111,16 +111,11 @@ def job_usage(job: JobInfo) -> JobUsage:
     Inqueue job, and of a Running job with at least ``minMember`` allocated tasks; ``elastic`` is
     the allocation beyond ``minResources``.
     """
-    allocated = Resource()
-    request = Resource()
-    for status, tasks in job.task_status_index.items():
-        if allocated_status(status):
-            for task in tasks.values():
-                allocated.add(task.resreq)
-                request.add(task.resreq)
-        elif status == TaskStatus.PENDING:
-            for task in tasks.values():
-                request.add(task.resreq)
+    # the job keeps the allocated tasks' total (no walk over its running tasks)
+    allocated = job.allocated.clone()
+    request = job.allocated.clone()
+    for task in job.tasks_with(TaskStatus.PENDING).values():
+        request.add(task.resreq)
     inqueue = Resource()
     if job.has_min_resources():
         assert job.pod_group is not None

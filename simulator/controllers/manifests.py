@@ -59,6 +59,8 @@ class Manifests:
         created = sim.cluster.cache.apply_files([loaded])
         applied = [doc.obj.key for doc in loaded.documents if doc.obj.KIND == "Pod" and not doc.delete]
         pods = [sim.cluster.cache.pods[key] for key in applied if key in sim.cluster.cache.pods]
+        sim.cluster.note_objects([doc.obj for doc in loaded.documents])
+        sim.cluster.note_objects(created)
         sim.cluster.version += 1
         sim.metrics.log(sim.env.now, "manifest", "", "", spec.file or f"manifests[{index}]")
         self._register(sim, [*pods, *created], index)
@@ -83,6 +85,7 @@ class Manifests:
     def _reconcile(self, sim: Simulation) -> None:
         created = sim.cluster.cache.reconcile()
         if created:
+            sim.cluster.note_objects(created)
             sim.cluster.version += 1
             self._register(sim, created)
 

@@ -7,10 +7,11 @@ Volcano's table cases are golden scenarios (tests/scenarios/preempt/); these tes
 from __future__ import annotations
 
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 import yaml
-from fumarole.actions.preempt import PreemptAction, PreemptArguments
+from fumarole.actions.preempt import PreemptAction, PreemptArguments, topology_aware
 from fumarole.actions.preempt.preempt import ineligible_reason, preempt_reason
 from fumarole.actions.preempt.topology_aware import (
     Candidate,
@@ -509,6 +510,56 @@ def test_victim_order_and_reprieve(topology_aware: bool, evictions: list[str]) -
     assert evicted(decisions) == evictions
     assert pipelined(decisions) == {"ns/high": "n1"}
     assert {e.reason for e in decisions.evictions} == {"preempted by ns/high (job ns/pg-high)"}
+
+
+def ladder_cluster() -> list[Any]:
+    """Eight full 2-cpu nodes; node n<i> runs one 2-cpu pod of priority 10 + (5 * i) % 8 (so the
+    lowest, 10, is on n0 and the others are spread); high asks 2 cpu."""
+    objects: list[Any] = [
+        build_queue("q1"),
+        build_priority_class("high", 100),
+        build_pod_group("ns", "pg-high", queue="q1", priority_class="high"),
+        build_pod("ns", "high", group="pg-high", priority=100, requests={"cpu": "2", "memory": "1Gi"}),
+    ]
+    for i in range(8):
+        priority = 10 + (5 * i) % 8
+        objects += [
+            build_node(f"n{i}", {"cpu": "2", "memory": "50Gi", "pods": "20"}),
+            build_priority_class(f"p{priority}", priority),
+            build_pod_group("ns", f"pg-{i}", queue="q1", priority_class=f"p{priority}"),
+            build_pod(
+                "ns",
+                f"v{i}",
+                group=f"pg-{i}",
+                node=f"n{i}",
+                phase="Running",
+                priority=priority,
+                requests={"cpu": "2", "memory": "1Gi"},
+            ),
+        ]
+    return objects
+
+
+@pytest.mark.parametrize(
+    ("candidates", "evictions"),
+    [
+        # every node is a candidate: the lowest victim priority wins, wherever the dry run started.
+        pytest.param(100, ["ns/v0"], id="all-candidates-the-best-wins"),
+        # one candidate: the first node examined from the seeded offset.
+        pytest.param(1, ["ns/v4"], id="one-candidate-the-first-examined"),
+    ],
+)
+@pytest.mark.parametrize("every_node", [False, True], ids=["early-stop", "every-node-examined"])
+def test_dry_run_keeps_the_first_candidates_in_examination_order(
+    candidates: int, evictions: list[str], every_node: bool
+) -> None:
+    conf = yaml.safe_load(preempt_conf(True))
+    conf["configurations"][0]["arguments"]["minCandidateNodesAbsolute"] = candidates
+    conf["configurations"][0]["arguments"]["maxCandidateNodesAbsolute"] = max(candidates, 100)
+    with patch.object(topology_aware, "EXAMINE_EVERY_NODE", every_node):
+        decisions = run(ladder_cluster(), yaml.safe_dump(conf))
+    assert evicted(decisions) == evictions
+    assert pipelined(decisions) == {"ns/high": f"n{evictions[0][-1]}"}
 
 
 def open_preempt_session(objects: list[Any]) -> Session:

@@ -4,7 +4,9 @@
   within the preemptor's queue.
 * Every pod pipelined by preempt fits where it was pipelined: per node, the pods still running plus the
   pipelined ones fit the node's allocatable resources; per queue, they stay within its capability.
-* Topology-aware preemption gives the same decisions with 1 and with 16 workers for the same seed.
+* Topology-aware preemption gives the same decisions with 1 and with 16 workers for the same seed, and
+  the same as dry-running every node before keeping the first candidates (the early stop changes
+  nothing).
 
 Pods of one job share their job's priority here, so within-job preemption (phase 2) never finds a victim
 and every eviction comes from phase 1; the eviction's reason names its preemptor.
@@ -15,8 +17,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from unittest.mock import patch
 
 import yaml
+from fumarole.actions.preempt import topology_aware
 from fumarole.framework.conf import parse_conf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.registry import Registry
@@ -244,4 +248,12 @@ def test_topology_aware_result_does_not_depend_on_the_worker_count(
         preempt_conf(True, gang_preemptable, {**arguments, "topologyAwarePreemptWorkerNum": 16}),
         seed,
     )
-    assert summary(one) == summary(many)
+    # the reference: every node dry-run, then the candidates cut in examination order (what
+    # Volcano's rounds of workers amount to); the early stop must give the same decisions.
+    with patch.object(topology_aware, "EXAMINE_EVERY_NODE", True):
+        every = run(
+            cluster,
+            preempt_conf(True, gang_preemptable, {**arguments, "topologyAwarePreemptWorkerNum": 1}),
+            seed,
+        )
+    assert summary(one) == summary(many) == summary(every)

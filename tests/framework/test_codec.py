@@ -7,10 +7,12 @@ field, and ``parse_text`` / ``read_file`` return nothing of a file with a bad ob
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.cache.codec import (
     DELETE_ANNOTATION,
@@ -183,6 +185,54 @@ def test_lists_and_documents_are_flattened_in_order_and_other_kinds_counted() ->
     pc = loaded.documents[-1].obj
     assert isinstance(pc, PriorityClass)
     assert (pc.value, pc.global_default) == (-5, True)
+
+
+def test_a_json_list_loads_as_its_yaml() -> None:
+    items = []
+    for document in filter(None, yaml.safe_load_all(LIST_FILE)):
+        items.extend(document["items"] if document["kind"].endswith("List") else [document])
+    as_json = json.dumps({"apiVersion": "v1", "kind": "List", "items": items}, indent=2)
+    from_yaml = parse_text(LIST_FILE, "objects")
+    from_json = parse_text(as_json, "objects")
+    assert [d.obj.model_dump() for d in from_json.documents] == [
+        d.obj.model_dump() for d in from_yaml.documents
+    ]
+    assert from_json.ignored == from_yaml.ignored
+
+
+NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n"
+BAD_NODE = "apiVersion: v1\nkind: Node\nmetadata: {name: n2}\nstatus: {allocatable: {cpu: abc}}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        pytest.param(
+            f"{BAD_NODE}---\n{NODE}---\n- not an object\n",
+            "f.yaml: document 3: expected a Kubernetes object, got list",
+            id="a-later-document-that-is-not-an-object-beats-an-invalid-object",
+        ),
+        pytest.param(
+            f"{BAD_NODE}---\n- x\n---\n{NODE}: [\n",
+            "f.yaml:11: not valid YAML: did not find expected key (while parsing a block mapping at line 8)",
+            id="a-later-yaml-error-beats-everything",
+        ),
+        pytest.param(
+            "kind: List\nitems:\n- {kind: Node, metadata: {name: a}, spec: {taints: 3}}\n- 7\n",
+            "f.yaml: document 1: items[1]: expected an object",
+            id="a-later-item-that-is-not-an-object-beats-an-invalid-item",
+        ),
+        pytest.param(
+            f"{NODE}---\n{BAD_NODE}---\n{BAD_NODE.replace('n2', 'n3')}",
+            "f.yaml: Node n2: status.allocatable.cpu: invalid quantity 'abc'",
+            id="the-first-invalid-object",
+        ),
+    ],
+)
+def test_the_first_error_of_a_whole_file_reading_is_reported(text: str, message: str) -> None:
+    with pytest.raises(SnapshotError) as info:
+        parse_text(text, "f.yaml")
+    assert str(info.value) == message
 
 
 def test_an_empty_file_holds_no_object() -> None:

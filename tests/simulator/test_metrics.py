@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fumarole.framework.conf import SchedulerConf
+from fumarole.framework.conf import PluginOption, SchedulerConf
 from fumarole.simulator.metrics import TimeSeries, percentiles
 from sim_helpers import (
     PRIORITY_CLASSES,
@@ -383,25 +383,37 @@ def test_training_goodput_counts_progress_at_the_horizon() -> None:
     assert (summary["training_goodput"], summary["training_jobs_completed"]) == (1.0, 0)
 
 
+ONE_POD = {"horizon": 100, "batch": [{"name": "p", "image": "img", "duration": 20}]}
+
+
 @pytest.mark.parametrize(
-    ("fields", "cycles"),
+    ("fields", "cycles", "elided"),
     [
-        # every 10 s over [0, 100): cycles at 0, 10, ..., 90.
+        # every 10 s over [0, 100): cycles at 0, 10, ..., 90; none left out.
         pytest.param(
-            {"horizon": 100, "schedule_period": 10, "skip_idle_cycles": False}, 10, id="every-period"
+            {"horizon": 100, "schedule_period": 10, "skip_idle_cycles": False}, 10, 0, id="every-period"
         ),
-        # nothing ever changes: only the first cycle runs.
-        pytest.param({"horizon": 100}, 1, id="idle-skipped"),
-        # 0 (first), 5 (p created: binds), 10 (after a busy cycle), 25 (p succeeded): 4.
-        pytest.param(
-            {"horizon": 100, "batch": [{"name": "p", "image": "img", "duration": 20}]}, 4, id="changes-only"
-        ),
+        # nothing ever changes: only the first cycle counts, and it has nothing to act on.
+        pytest.param({"horizon": 100}, 1, 1, id="idle-skipped"),
+        # 0 (first), 5 (p created: binds), 10 (after a busy cycle: p's PodGroup goes from Inqueue
+        # to Running), 25 (p succeeded): 4, of which 0 (empty cluster) and 25 (p gone with its
+        # PodGroup) have nothing to act on.
+        pytest.param(ONE_POD, 4, 2, id="changes-only"),
     ],
 )
-def test_scheduling_cycles(fields: dict[str, Any], cycles: int) -> None:
+def test_scheduling_cycles(fields: dict[str, Any], cycles: int, elided: int) -> None:
     sim, summary = simulate(workload(**fields))
     assert summary["scheduling_cycles"] == cycles
-    assert len(sim.metrics.cycle_seconds) == cycles
+    assert (len(sim.metrics.cycle_seconds), sim.cycles_elided) == (cycles - elided, elided)
+
+
+def test_a_plugin_that_may_act_when_idle_runs_every_cycle() -> None:
+    # huawei-npu keeps state across sessions (affinity cache, fault records): no cycle is elided,
+    # and the cycles counted are the same.
+    conf = standard_conf()
+    conf.tiers[1].plugins.append(PluginOption.all_enabled("huawei-npu"))
+    sim, summary = simulate(workload(**ONE_POD), conf)
+    assert (summary["scheduling_cycles"], len(sim.metrics.cycle_seconds), sim.cycles_elided) == (4, 4, 0)
 
 
 def test_sim_and_wall_seconds() -> None:

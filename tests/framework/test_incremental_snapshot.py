@@ -1,0 +1,250 @@
+"""The cluster cache keeps its jobs and nodes between snapshots (issue 13): a snapshot after any
+sequence of object changes equals a snapshot built from scratch over the same objects, nothing a
+session does reaches the cache's own jobs, nodes and tasks, and nothing keeps a finished session.
+"""
+
+from __future__ import annotations
+
+import gc
+import random
+import weakref
+from typing import Any
+
+import pytest
+from fumarole.framework.api.job_info import JobInfo
+from fumarole.framework.api.node_info import NodeInfo
+from fumarole.framework.api.task_info import FrozenTaskError
+from fumarole.framework.api.task_status import TaskStatus
+from fumarole.framework.cache import ClusterCache, ClusterSnapshot
+from fumarole.framework.cache.builders import build_node, build_pod, build_pod_group, build_queue
+from fumarole.framework.cache.objects import Pod
+from fumarole.framework.conf import SchedulerConf
+from fumarole.framework.hookspecs import hookimpl
+from fumarole.framework.scheduler import Scheduler
+from fumarole.framework.settings import Settings
+
+NAMESPACE = "ns"
+
+
+def fresh_copy(cache: ClusterCache) -> ClusterCache:
+    """A cache holding the same objects in the same order, that has never built a snapshot."""
+    twin = ClusterCache(cache.settings)
+    for kind, store in cache._stores().items():
+        twin._stores()[kind].update(store)
+    twin._topology = cache._topology
+    twin.allocated_hyper_nodes = dict(cache.allocated_hyper_nodes)
+    twin.nominated_hyper_nodes = dict(cache.nominated_hyper_nodes)
+    return twin
+
+
+def job_view(job: JobInfo) -> tuple[Any, ...]:
+    return (
+        job.uid,
+        job.queue,
+        job.priority,
+        job.min_available,
+        job.phase,
+        list(job.tasks),
+        {str(status): list(tasks) for status, tasks in job.task_status_index.items()},
+        [(t.key, str(t.status), t.node_name, str(t.resreq)) for t in job.tasks.values()],
+        str(job.allocated),
+        str(job.total_request),
+        {uid: (list(sub.tasks), sub.priority, sub.min_available) for uid, sub in job.sub_jobs.items()},
+    )
+
+
+def node_view(node: NodeInfo) -> tuple[Any, ...]:
+    return (
+        node.name,
+        node.ready,
+        list(node.tasks),
+        [(t.key, str(t.status)) for t in node.tasks.values()],
+        str(node.idle),
+        str(node.used),
+        str(node.releasing),
+        str(node.pipelined),
+        str(node.allocatable),
+    )
+
+
+def view(snapshot: ClusterSnapshot) -> tuple[Any, ...]:
+    return (
+        [job_view(job) for job in snapshot.jobs.values()],
+        [node_view(node) for node in snapshot.nodes],
+    )
+
+
+def cluster(nodes: int = 6) -> ClusterCache:
+    cache = ClusterCache(Settings())
+    objects: list[Any] = [build_queue("default")]
+    objects += [build_node(f"n{i}", {"cpu": "8", "memory": "16Gi", "pods": "20"}) for i in range(nodes)]
+    for j in range(8):
+        size = 1 + j % 3
+        objects.append(build_pod_group(NAMESPACE, f"job{j}", min_member=size, phase="Running"))
+        for r in range(size):
+            objects.append(
+                build_pod(
+                    NAMESPACE,
+                    f"job{j}-{r}",
+                    group=f"job{j}",
+                    requests={"cpu": "1", "memory": "1Gi"},
+                    node=f"n{(j + r) % nodes}",
+                    phase="Running",
+                )
+            )
+    cache.apply_objects(objects)
+    return cache
+
+
+def with_update(pod: Pod, **spec: Any) -> Pod:
+    status = {k: v for k, v in spec.items() if k == "phase"}
+    spec = {k: v for k, v in spec.items() if k != "phase"}
+    return pod.model_copy(
+        update={"spec": pod.spec.model_copy(update=spec), "status": pod.status.model_copy(update=status)}
+    )
+
+
+def mutate(cache: ClusterCache, rng: random.Random, step: int) -> str:
+    """One random change of the kind the simulator, ``schedule`` and the API make."""
+    pods = list(cache.pods.values())
+    choice = rng.randrange(9)
+    if choice == 0 or not pods:
+        name = f"new{step}"
+        cache.put(build_pod_group(NAMESPACE, name, min_member=1, phase="Pending"))
+        cache.put(build_pod(NAMESPACE, f"{name}-0", group=name, requests={"cpu": "2", "memory": "1Gi"}))
+        return "new pending job"
+    pod = rng.choice(pods)
+    if choice == 1:
+        cache.put(with_update(pod, node_name=f"n{rng.randrange(len(cache.nodes) or 1)}", phase="Running"))
+        return "bind or move"
+    if choice == 2:
+        cache.delete("Pod", pod.key)
+        return "delete pod"
+    if choice == 3:
+        cache.delete("Pod", pod.key)
+        cache.put(pod)
+        return "delete and re-add a pod (it moves to the end)"
+    if choice == 4:
+        metadata = pod.metadata.model_copy(update={"deletion_timestamp": 1.0})
+        cache.put(pod.model_copy(update={"metadata": metadata}))
+        return "pod deleting"
+    if choice == 5:
+        cache.put(with_update(pod, phase="Succeeded"))
+        return "pod succeeded"
+    if choice == 6:
+        name = rng.choice(list(cache.nodes))
+        labels = {"step": str(step)}
+        node = cache.nodes[name]
+        cache.put(node.model_copy(update={"metadata": node.metadata.model_copy(update={"labels": labels})}))
+        return "node changed"
+    if choice == 7:
+        key = rng.choice(list(cache.pod_groups))
+        group = cache.pod_groups[key]
+        if rng.random() < 0.3:
+            cache.delete("PodGroup", key)
+            return "podgroup deleted"
+        cache.pod_groups[key] = group.model_copy(
+            update={"status": group.status.model_copy(update={"phase": "Inqueue"})}
+        )
+        return "podgroup status written in place"
+    name = f"n{len(cache.nodes) + step}"
+    cache.put(build_node(name, {"cpu": "4", "memory": "8Gi", "pods": "10"}))
+    return "node added"
+
+
+@pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(12)])
+def test_a_kept_snapshot_equals_a_fresh_one_after_any_changes(seed: int) -> None:
+    rng = random.Random(seed)
+    cache = cluster()
+    cache.snapshot()
+    done: list[str] = []
+    for step in range(25):
+        done.append(mutate(cache, rng, step))
+        if rng.random() < 0.6:
+            assert view(cache.snapshot()) == view(fresh_copy(cache).snapshot()), done
+
+
+def test_an_unchanged_cluster_rebuilds_nothing_and_a_bind_rebuilds_its_job_and_node() -> None:
+    cache = cluster()
+    cache.snapshot()
+    cache.snapshot()
+    pod = cache.pods[f"{NAMESPACE}/job0-0"]
+    cache.put(with_update(pod, node_name="n5"))
+    cache.snapshot()
+    assert cache.last_refresh == (2, 1)
+
+
+def test_a_session_changes_its_copies_never_the_cache() -> None:
+    cache = cluster()
+    cache.put(build_pod_group(NAMESPACE, "pending", min_member=1, phase="Inqueue"))
+    cache.put(build_pod(NAMESPACE, "pending-0", group="pending", requests={"cpu": "1"}))
+    before = view(fresh_copy(cache).snapshot())
+    snapshot = cache.snapshot()
+    nodes = {node.name: node for node in snapshot.nodes}
+    running = snapshot.jobs[f"{NAMESPACE}/job1"]
+    victim = next(iter(running.tasks.values()))
+    running.update_task_status(victim, TaskStatus.RELEASING)
+    nodes[victim.node_name].update_task(victim)
+    pending = snapshot.jobs[f"{NAMESPACE}/pending"]
+    task = next(iter(pending.tasks_with(TaskStatus.PENDING).values()))
+    pending.update_task_status(task, TaskStatus.ALLOCATED)
+    task.node_name = "n0"
+    nodes["n0"].add_task(task)
+    snapshot.jobs[f"{NAMESPACE}/job2"].pod_group_state.phase = "Unknown"
+    assert view(cache.snapshot()) == before
+
+
+def test_the_cache_tasks_a_session_shares_are_read_only() -> None:
+    cache = cluster()
+    cache.snapshot()
+    shared = next(iter(cache._base_jobs[f"{NAMESPACE}/job0"].tasks.values()))
+    with pytest.raises(FrozenTaskError, match="status of a task the cluster cache shares cannot change"):
+        shared.status = TaskStatus.RELEASING
+    shared.node_name = shared.node_name  # the value it has: not a change
+    assert shared.clone().frozen is False
+
+
+class _LastSession:
+    """An observer that remembers the last session weakly."""
+
+    def __init__(self) -> None:
+        self.ref: weakref.ReferenceType[Any] | None = None
+
+    @hookimpl
+    def fumarole_session_closed(self, session: Any) -> None:
+        self.ref = weakref.ref(session)
+
+
+@pytest.mark.parametrize(
+    "actions",
+    [
+        pytest.param("enqueue, allocate, backfill", id="allocate"),
+        pytest.param("enqueue, allocate, preempt, reclaim, backfill", id="evicting"),
+    ],
+)
+def test_the_scheduler_keeps_nothing_of_a_finished_session(actions: str) -> None:
+    cache = cluster()
+    cache.put(build_pod_group(NAMESPACE, "pending", min_member=1, phase="Inqueue"))
+    cache.put(build_pod(NAMESPACE, "pending-0", group="pending", requests={"cpu": "1"}))
+    conf = SchedulerConf.model_validate(
+        {
+            "actions": actions,
+            "tiers": [
+                {"plugins": [{"name": "priority"}, {"name": "gang"}, {"name": "conformance"}]},
+                {
+                    "plugins": [
+                        {"name": "drf"},
+                        {"name": "predicates"},
+                        {"name": "proportion"},
+                        {"name": "nodeorder"},
+                    ]
+                },
+            ],
+        }
+    )
+    observer = _LastSession()
+    scheduler = Scheduler(conf, cache, settings=Settings(observers=False), observers=(observer,))
+    for cycle in range(2):
+        cache.apply(scheduler.run_once(now=float(cycle)))
+        gc.collect()
+        assert observer.ref is not None and observer.ref() is None
