@@ -387,13 +387,15 @@ class JobInfo:
         )
 
     def is_ready(self) -> bool:
-        return self.ready_task_num() + self.pending_best_effort_task_num() >= self.min_available
+        # The best-effort pending tasks (a walk over the pending ones) are counted only when needed.
+        ready = self.ready_task_num()
+        need = self.min_available
+        return ready >= need or ready + self.pending_best_effort_task_num() >= need
 
     def is_pipelined(self) -> bool:
-        return (
-            self.waiting_task_num() + self.ready_task_num() + self.pending_best_effort_task_num()
-            >= self.min_available
-        )
+        placed = self.waiting_task_num() + self.ready_task_num()
+        need = self.min_available
+        return placed >= need or placed + self.pending_best_effort_task_num() >= need
 
     def is_starving(self) -> bool:
         return self.waiting_task_num() + self.ready_task_num() < self.min_available
