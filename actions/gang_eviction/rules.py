@@ -27,6 +27,7 @@ Spec: seed 002 (gangPreempt / gangReclaim); upstream ``gangpreempt.go`` / ``gang
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -56,7 +57,7 @@ def job_opted_in(job: JobInfo) -> bool:
     return True
 
 
-class GangEvictionRules:
+class GangEvictionRules(ABC):
     """The part of a gang eviction action that differs between preempt and reclaim."""
 
     action = ""
@@ -70,13 +71,13 @@ class GangEvictionRules:
         """Whether the queue may evict for these pending tasks at all."""
         return True
 
+    @abstractmethod
     def allows(self, ssn: Session, preemptor: JobInfo, task: TaskInfo, victim: JobInfo) -> bool:
         """Whether the running ``task`` of job ``victim`` is a candidate victim for ``preemptor``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def order(self, ssn: Session, preemptor: JobInfo) -> PolicyOrder:
         """The policy key of the bundle order."""
-        raise NotImplementedError
 
 
 class GangPreemptRules(GangEvictionRules):

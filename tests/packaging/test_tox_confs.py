@@ -58,8 +58,7 @@ def test_each_conf_env_runs_its_own_conf() -> None:
 
 
 def test_each_conf_has_its_scenarios_folder() -> None:
-    if not SCENARIOS.is_dir():
-        pytest.skip(f"{SCENARIOS.relative_to(ROOT)} does not exist yet")
+    assert SCENARIOS.is_dir(), f"{SCENARIOS.relative_to(ROOT)} is missing"
     folders = {
         path.name for path in SCENARIOS.iterdir() if path.is_dir() and not path.name.startswith(("_", "."))
     }
