@@ -69,6 +69,8 @@ class BackfillAction:
         jobs: dict[str, PriorityQueue[JobInfo]] = {}
         tasks: dict[str, PriorityQueue[TaskInfo]] = {}
         for job in ssn.jobs.values():
+            if not job.count_with(TaskStatus.PENDING) and not job.count_with(TaskStatus.PIPELINED):
+                continue  # nothing to backfill whatever job_valid says (a question without effects)
             queue = admitted_job_queue(ssn, job)
             if queue is None:
                 continue

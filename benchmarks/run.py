@@ -194,6 +194,7 @@ def run_snapshot(name: str, args: argparse.Namespace, directory: Path) -> dict[s
     from fumarole.framework.registry import Registry
     from fumarole.framework.scheduler import Scheduler
     from fumarole.framework.settings import Settings
+    from fumarole.framework.util.collector import freeze, tune_for_cycles
 
     from fumarole.cli import _configure_logging
 
@@ -228,6 +229,9 @@ def run_snapshot(name: str, args: argparse.Namespace, directory: Path) -> dict[s
         registry = Registry()
         conf = load_conf(conf_path, registry)
         cache = ClusterCache.from_files([str(snapshot)], settings)
+        # the collector as `fumarole schedule` sets it: the loaded cluster frozen, cycles tuned
+        freeze()
+        tune_for_cycles()
         scheduler = Scheduler(conf, cache, registry=registry, settings=settings)
         load_seconds = time.perf_counter() - started
         load_cpu = time.process_time() - cpu_started

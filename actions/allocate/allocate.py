@@ -176,6 +176,8 @@ class AllocateAction:
                 if enqueue_configured:
                     continue
                 job.phase = POD_GROUP_INQUEUE
+            if not job.has_pending_tasks():
+                continue  # an empty worksheet whatever job_valid says (a question without effects)
             if valid_job_queue(ssn, job) is None:
                 continue
             if not ssn.hyper_nodes_ready_to_schedule and job.contains_network_topology():

@@ -103,6 +103,9 @@ class JobInfo:
     def __init__(self, uid: str, tasks: list[TaskInfo] | None = None) -> None:
         self._shared = False
         self._borrowed = False
+        self._has_topology: bool | None = None
+        """``contains_network_topology()`` remembered for a job whose containers nothing changes (the
+        cluster cache's jobs and a session's borrowing copies of them); None: not known."""
         self.uid = uid
         self.pg_uid = ""
         self.name = ""
@@ -172,6 +175,7 @@ class JobInfo:
         """Give a session's copy of a cached job its own containers and counters (the tasks stay
         shared: ``_materialize``)."""
         self._borrowed = False
+        self._has_topology = None
         self._tasks = dict(self._tasks)
         self._task_status_index = {status: dict(tasks) for status, tasks in self._task_status_index.items()}
         self.task_to_sub_job = dict(self.task_to_sub_job)
@@ -197,6 +201,7 @@ class JobInfo:
         """Take name, queue, minimums, topology and sub-group policies from a PodGroup (``SetPodGroup``)."""
         if self._borrowed:
             self._own_containers()
+        self._has_topology = None
         meta = pg.metadata
         self.name = meta.name
         self.namespace = meta.namespace
@@ -256,6 +261,7 @@ class JobInfo:
     def add_task_info(self, task: TaskInfo) -> None:
         if self._borrowed:
             self._own_containers()
+        self._has_topology = None
         self._tasks[task.uid] = task
         self._task_status_index.setdefault(task.status, {})[task.uid] = task
         self.total_request.add(task.resreq)
@@ -266,6 +272,7 @@ class JobInfo:
     def delete_task_info(self, task: TaskInfo) -> None:
         if self._borrowed:
             self._own_containers()
+        self._has_topology = None
         stored = self._tasks.pop(task.uid, None)
         if stored is None:
             return
@@ -548,7 +555,15 @@ class JobInfo:
         )
 
     def contains_network_topology(self) -> bool:
+        if self._has_topology is not None:
+            return self._has_topology
         return self.with_network_topology() or any(s.with_network_topology() for s in self._sub_jobs.values())
+
+    def remember_topology(self) -> None:
+        """Remember ``contains_network_topology()`` (the cluster cache calls this on a job it built
+        and will not change; its session copies inherit it while they borrow its containers)."""
+        self._has_topology = None
+        self._has_topology = self.contains_network_topology()
 
     # ------------------------------------------------------------------ copy
     def clone(self) -> JobInfo:
@@ -590,6 +605,7 @@ class JobInfo:
         twin = JobInfo.__new__(JobInfo)
         twin._shared = True
         twin._borrowed = True
+        twin._has_topology = self._has_topology
         twin.uid = self.uid
         twin.pg_uid = self.pg_uid
         twin.name = self.name

@@ -124,6 +124,8 @@ class ClusterCache:
         self._job_order: list[str] = []
         self.last_refresh = (0, 0)
         """Nodes and jobs the last snapshot rebuilt (the rest were kept as they were)."""
+        self._settled_pods: dict[str, Pod] = {}
+        """Pods the PodGroup controller found needing nothing (``ControllerContext.settled_pods``)."""
         self._pods_created: Counter[str] = Counter()
         """Pod key -> how many times a controller created a pod of that key (``generations``)."""
 
@@ -222,6 +224,8 @@ class ClusterCache:
         admission: Admission,
         sources: dict[tuple[str, str], str] | None = None,
     ) -> ControllerContext:
+        if len(self._settled_pods) > 2 * len(staged["Pod"]) + 1000:
+            self._settled_pods.clear()  # forget deleted pods now and then
         ctx = ControllerContext(
             staged,
             self.settings,
@@ -230,6 +234,7 @@ class ClusterCache:
             sources or {},
             queues=frozenset(staged["Queue"]) | frozenset(IMPLICIT_QUEUES),
             generations=self._pods_created,
+            settled_pods=self._settled_pods,
         )
         run_controllers(ctx)
         return ctx
@@ -245,14 +250,9 @@ class ClusterCache:
         admission = Admission(PriorityClasses(staged["PriorityClass"]), diagnostics)
         ctx = self._run_controllers(staged, admission)
         stores = self._stores()
-        changed = [
-            (kind, key, obj)
-            for kind, store in staged.items()
-            for key, obj in store.items()
-            if stores[kind].get(key) is not obj
-        ]
-        for kind, key, obj in changed:
-            stores[kind][key] = obj
+        # the controllers only add or replace objects (``ControllerContext.put``): copy those back
+        for kind, key in dict.fromkeys((obj.KIND, obj.key) for obj in ctx.written):
+            stores[kind][key] = staged[kind][key]
         self.diagnostics.record(diagnostics)
         self._count_created(ctx)
         return ctx.created
@@ -386,6 +386,7 @@ class ClusterCache:
                 job.add_task_info(tasks[key])
             if pg is not None:
                 job.set_pod_group(pg)
+            job.remember_topology()
             self._base_jobs[uid] = job
             if ordered:
                 self._job_first[uid] = ordered[0]

@@ -153,7 +153,10 @@ class ExtensionPointSpecs:
 
     @point("JobValid", None, v.FIRST_FAILURE)
     def job_valid(self, job: JobInfo, /) -> ValidateResult | None:
-        """Whether the job may be scheduled at all this session (None or a passing result: valid)."""
+        """Whether the job may be scheduled at all this session (None or a passing result: valid).
+        A question, not an action: it must not change the session, because allocate and backfill do
+        not ask it about a job that has no task for them (no pending task; for backfill, no pending
+        or pipelined one), which they would pass over whatever the answer."""
 
     @point("TargetJob", F.TARGET_JOB, v.WINNER_TAKES_ALL)
     def target_job(self, jobs: list[JobInfo], /) -> JobInfo | None:

@@ -84,6 +84,12 @@ class ControllerContext:
     before gets a new UID (its first one hashed with the count), as every object the API server
     creates does."""
     created: list[KubeObject] = field(default_factory=list)
+    settled_pods: dict[str, Any] = field(default_factory=dict)
+    """Pod key -> the pod object the PodGroup controller found needing nothing (ours with a group
+    annotation, or another scheduler's): kept by the cluster cache across runs, so that a pod object
+    seen before is not examined again (objects are replaced, never changed, so identity suffices)."""
+    written: list[KubeObject] = field(default_factory=list)
+    """Every object ``put`` stored, in order (the cluster cache copies these back, not every store)."""
     _by_owner: dict[str, list[KubeObject]] | None = None
 
     def where(self, obj: KubeObject) -> str:
@@ -133,6 +139,7 @@ class ControllerContext:
     def put(self, obj: KubeObject) -> None:
         """Store (or replace) an object."""
         self.stores[obj.KIND][obj.key] = obj
+        self.written.append(obj)
         if self._by_owner is not None:
             ref = obj.metadata.controller_owner()
             if ref is not None:

@@ -155,12 +155,16 @@ def build_pod_group(ctx: ControllerContext, pod: Pod, name: str) -> PodGroup:
 
 
 def reconcile(ctx: ControllerContext) -> None:
-    pods = [
-        pod
-        for pod in ctx.objects(Pod)
-        if ctx.settings.owns(pod.spec.scheduler_name)
-        and not pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
-    ]
+    settled = ctx.settled_pods
+    owns = ctx.settings.owns
+    pods: list[Pod] = []
+    for key, pod in ctx.stores[Pod.KIND].items():
+        if settled.get(key) is pod:
+            continue
+        if owns(pod.spec.scheduler_name) and not pod.metadata.annotations.get(GROUP_NAME_ANNOTATION):
+            pods.append(pod)
+        else:
+            settled[key] = pod
     pods.sort(key=lambda pod: (pod.metadata.creation, pod.metadata.namespace, pod.metadata.name))
     for pod in pods:
         name = podgroup_name(pod)
