@@ -789,3 +789,29 @@ def test_a_job_whose_pods_go_to_another_scheduler_says_so() -> None:
         "Job ns/j: pods with schedulerName kube-batch are not scheduled by Volcano; set spec.schedulerName: "
         "volcano (and no other in the task templates)"
     ]
+
+
+# ---------------------------------------------------------------------------------------- incremental runs
+def test_a_pod_replaced_without_its_group_annotation_gets_one_again() -> None:
+    # the PodGroup controller skips pod objects it settled before (issue 13): a replacement is a
+    # new object and is examined, whether it comes from a file or from code (``put``)
+    cache = load(bare_pod("web-0", uid="u-1"), bare_pod("other", scheduler="default-scheduler"))
+    assert group(cache.pods[f"{NS}/web-0"]) == "podgroup-u-1"
+    apply(cache, bare_pod("web-0", uid="u-1"))
+    assert group(cache.pods[f"{NS}/web-0"]) == "podgroup-u-1"
+    pod = cache.pods[f"{NS}/web-0"]
+    bare = pod.model_copy(update={"metadata": pod.metadata.model_copy(update={"annotations": {}})})
+    cache.put(bare)
+    assert cache.reconcile() == []  # the PodGroup exists: nothing created, the pod annotated again
+    assert group(cache.pods[f"{NS}/web-0"]) == "podgroup-u-1"
+    assert group(cache.pods[f"{NS}/other"]) == ""
+
+
+def test_deleting_an_owner_deletes_every_level_below_it_in_store_order() -> None:
+    cache = load(deployment(), bare_pod("bare", uid="u-9"))
+    pods_before = [key for key in cache.pods if key != f"{NS}/bare"]
+    assert len(pods_before) == 2 and len(cache.replica_sets) == 1
+    apply(cache, deployment(annotations={"fumarole.io/delete": "true"}))
+    assert list(cache.pods) == [f"{NS}/bare"]
+    assert (cache.replica_sets, cache.deployments) == ({}, {})
+    assert list(cache.pod_groups) == [f"{NS}/podgroup-u-9"]
