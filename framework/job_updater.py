@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from .api.job_info import (
@@ -46,13 +47,16 @@ def pod_group_phase(job: JobInfo, unschedulable: bool) -> str:
 
 def update_all_jobs(ssn: Session) -> None:
     """Compute every job's PodGroup status into the decision log (``JobUpdater.UpdateAll``)."""
+    observed = ssn.hooks is not None and bool(ssn.hooks.fumarole_podgroup_phase.get_hookimpls())
     for job in ssn.jobs.values():
         state = job.pod_group_state
         unschedulable = any(
             c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == ssn.uid
             for c in state.conditions
         )
-        state.phase = pod_group_phase(job, unschedulable)
+        state.phase = job.derived(
+            ("pod_group_phase", job.phase, unschedulable), partial(pod_group_phase, job, unschedulable)
+        )
         state.running = job.count_with(TaskStatus.RUNNING)
         state.failed = job.count_with(TaskStatus.FAILED)
         state.succeeded = job.count_with(TaskStatus.SUCCEEDED)
@@ -68,5 +72,6 @@ def update_all_jobs(ssn: Session) -> None:
                 state.failed,
             )
         )
-        if ssn.hooks is not None:
+        if observed:
+            assert ssn.hooks is not None
             ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=state.phase)

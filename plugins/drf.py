@@ -274,10 +274,14 @@ class DrfPlugin:
         self.total_resource.add(ssn.total_resource)
         hierarchy_enabled = ssn.hierarchy_enabled(self.name)
 
+        total = self.total_resource
+        total_key = (total.milli_cpu, total.memory, tuple(sorted((total.scalars or {}).items())))
         for job in ssn.jobs.values():
             # the job's allocated tasks' requests (its running total: no walk over its tasks)
             attr = DrfAttr(allocated=job.allocated.clone())
-            self.update_share(attr)
+            attr.dominant_resource, attr.share = job.derived(
+                ("drf.share", total_key), partial(calculate_share, job.allocated, total)
+            )
             self.job_attrs[job.uid] = attr
             if hierarchy_enabled:
                 queue = ssn.queues.get(job.queue)

@@ -15,8 +15,9 @@ Per-role minima (``spec.minTaskMember``) are checked by ``check_task_*``; they a
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .fit_errors import FitErrors
 from .network_topology import HARD, SOFT, NetworkTopologySpec, SubGroupPolicySpec
@@ -28,6 +29,8 @@ from .task_status import TaskStatus, allocated_status, completed_status, schedul
 if TYPE_CHECKING:
     from ..cache.objects import PodGroup, PodGroupCondition
     from .task_info import TaskInfo
+
+T = TypeVar("T")
 
 POD_GROUP_PENDING = "Pending"
 POD_GROUP_RUNNING = "Running"
@@ -106,6 +109,15 @@ class JobInfo:
         self._has_topology: bool | None = None
         """``contains_network_topology()`` remembered for a job whose containers nothing changes (the
         cluster cache's jobs and a session's borrowing copies of them); None: not known."""
+        self._derived: dict[Hashable, Any] = {}
+        self._version = 0
+        """Bumped whenever a task is added or removed (a status change is both): ``is_ready`` and
+        ``pending_best_effort_task_num`` are remembered for one version (the job order asks them
+        at every comparison)."""
+        self._ready_memo: tuple[int, int, bool] = (-1, 0, False)
+        self._best_effort_memo: tuple[int, int] = (-1, 0)
+        """Values computed from the containers, shared by a cached job and its borrowing copies
+        (``derived``)."""
         self.uid = uid
         self.pg_uid = ""
         self.name = ""
@@ -149,6 +161,7 @@ class JobInfo:
 
     @tasks.setter
     def tasks(self, value: dict[str, TaskInfo]) -> None:
+        self._version += 1
         self._tasks = value
 
     @property
@@ -159,6 +172,7 @@ class JobInfo:
 
     @task_status_index.setter
     def task_status_index(self, value: dict[TaskStatus, dict[str, TaskInfo]]) -> None:
+        self._version += 1
         self._task_status_index = value
 
     @property
@@ -176,12 +190,28 @@ class JobInfo:
         shared: ``_materialize``)."""
         self._borrowed = False
         self._has_topology = None
+        self._derived = {}
         self._tasks = dict(self._tasks)
         self._task_status_index = {status: dict(tasks) for status, tasks in self._task_status_index.items()}
         self.task_to_sub_job = dict(self.task_to_sub_job)
         self._sub_jobs = {uid: sub.session_copy(self) for uid, sub in self._sub_jobs.items()}
         self.allocated = self.allocated.clone()
         self.total_request = self.total_request.clone()
+
+    def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, remembered across sessions for a session's copy of a cached job that still
+        borrows the cache's containers (nothing changed the job since the cache built it). For values
+        that depend only on the job's tasks, counters, PodGroup and what ``key`` holds (put the copy's
+        own state the value depends on, such as its phase, in the key); the value is shared: never
+        change it."""
+        if not self._borrowed:
+            return compute()
+        memo = self._derived
+        if key in memo:
+            value: T = memo[key]
+            return value
+        value = memo[key] = compute()
+        return value
 
     def peek_sub_jobs(self) -> dict[str, SubJobInfo]:
         """The sub-jobs, to read only (a cached job's copy does not copy them for this); change a
@@ -262,6 +292,7 @@ class JobInfo:
         if self._borrowed:
             self._own_containers()
         self._has_topology = None
+        self._version += 1
         self._tasks[task.uid] = task
         self._task_status_index.setdefault(task.status, {})[task.uid] = task
         self.total_request.add(task.resreq)
@@ -273,6 +304,7 @@ class JobInfo:
         if self._borrowed:
             self._own_containers()
         self._has_topology = None
+        self._version += 1
         stored = self._tasks.pop(task.uid, None)
         if stored is None:
             return
@@ -368,7 +400,12 @@ class JobInfo:
         return self._count(TaskStatus.PIPELINED)
 
     def pending_best_effort_task_num(self) -> int:
-        return sum(1 for t in self._task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
+        version, count = self._best_effort_memo
+        if version == self._version:
+            return count
+        count = sum(1 for t in self._task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
+        self._best_effort_memo = (self._version, count)
+        return count
 
     def allocated_task_num(self) -> int:
         index = self._task_status_index
@@ -394,6 +431,16 @@ class JobInfo:
         )
 
     def is_ready(self) -> bool:
+        if self._borrowed:
+            return self.derived(("is_ready", self.min_available), self._is_ready)
+        version, minimum, ready = self._ready_memo
+        if version == self._version and minimum == self.min_available:
+            return ready
+        ready = self._is_ready()
+        self._ready_memo = (self._version, self.min_available, ready)
+        return ready
+
+    def _is_ready(self) -> bool:
         # The best-effort pending tasks (a walk over the pending ones) are counted only when needed.
         ready = self.ready_task_num()
         need = self.min_available
@@ -470,10 +517,14 @@ class JobInfo:
 
     # ------------------------------------------------------------------ sub-job checks
     def check_sub_job_valid(self) -> bool:
+        if not self.min_sub_jobs:
+            return True  # no sub-group policy asks for a minimum
         counts: Counter[str] = Counter(sub.gid for sub in self._sub_jobs.values())
         return all(counts.get(gid, 0) >= minimum for gid, minimum in self.min_sub_jobs.items())
 
     def _sub_jobs_meet(self, predicate: str) -> bool:
+        if not any(self.min_sub_jobs.values()):
+            return True  # no minimum to meet
         counts: Counter[str] = Counter()
         for sub in self._sub_jobs.values():
             if getattr(sub, predicate)():
@@ -606,6 +657,10 @@ class JobInfo:
         twin._shared = True
         twin._borrowed = True
         twin._has_topology = self._has_topology
+        twin._derived = self._derived
+        twin._version = 0
+        twin._ready_memo = (-1, 0, False)
+        twin._best_effort_memo = (-1, 0)
         twin.uid = self.uid
         twin.pg_uid = self.pg_uid
         twin.name = self.name

@@ -193,9 +193,11 @@ class NodeInfo:
         twin.releasing = self.releasing.clone()
         twin.pipelined = self.pipelined.clone()
         twin.tasks = dict(self.tasks)
-        twin.others = {
-            key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()
-        }
+        twin.others = (
+            {key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()}
+            if self.others
+            else {}
+        )
         twin.ready = self.ready
         twin.not_ready_reason = self.not_ready_reason
         twin._table = None

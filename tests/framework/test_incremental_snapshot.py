@@ -248,3 +248,50 @@ def test_the_scheduler_keeps_nothing_of_a_finished_session(actions: str) -> None
         cache.apply(scheduler.run_once(now=float(cycle)))
         gc.collect()
         assert observer.ref is not None and observer.ref() is None
+
+
+def amounts(resource: Any) -> tuple[Any, ...]:
+    """A resource's amounts, zero scalars left out (as ``Resource.__eq__`` counts them)."""
+    scalars = {name: amount for name, amount in (resource.scalars or {}).items() if amount}
+    return resource.milli_cpu, resource.memory, scalars
+
+
+def derived_view(jobs: dict[str, JobInfo]) -> list[tuple[Any, ...]]:
+    """What sessions compute from a job and the cache remembers for an unchanged one
+    (``JobInfo.derived``): read before anything makes the copies own their containers."""
+    from fumarole.framework.job_updater import pod_group_phase
+    from fumarole.plugins.util import job_usage
+
+    out = []
+    for job in jobs.values():
+        usage = job_usage(job)
+        out.append(
+            (
+                job.uid,
+                job.is_ready(),
+                pod_group_phase(job, False),
+                pod_group_phase(job, True),
+                job.contains_network_topology(),
+                [amounts(r) for r in (usage.allocated, usage.request, usage.inqueue, usage.elastic)],
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(8)])
+def test_what_sessions_derive_from_kept_jobs_equals_a_fresh_build(seed: int) -> None:
+    rng = random.Random(seed)
+    cache = cluster()
+    for step in range(25):
+        mutate(cache, rng, step)
+        kept = cache.snapshot()
+        assert derived_view(kept.jobs) == derived_view(fresh_copy(cache).snapshot().jobs)
+        # a session changing a copy after reading it: the next copy still derives the cache's values
+        running = [job for job in kept.jobs.values() if job.count_with(TaskStatus.RUNNING)]
+        if running:
+            job = rng.choice(running)
+            victim = next(iter(job.tasks_with(TaskStatus.RUNNING).values()))
+            job.update_task_status(victim, TaskStatus.RELEASING)
+            job.phase = "Unknown"
+            assert derived_view({job.uid: job}) == derived_view({job.uid: job.clone()})
+            assert derived_view(cache.snapshot().jobs) == derived_view(fresh_copy(cache).snapshot().jobs)
