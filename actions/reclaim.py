@@ -5,13 +5,14 @@ are visited; an overused queue is skipped. For each starving job of the queue (j
 statement: while the job is starving, its next pending task (task order) — skipped when its
 ``preemptionPolicy`` is Never, when the queue may not reclaim for it (``preemptive``), or when a
 pre-predicate fails — looks for a node: nodes minus those allocate found unresolvable, a predicate
-pass tolerating plain Unschedulable, then per node the *Running* (not Bound), preemptable tasks of
-jobs in *other*, reclaimable queues; the plugins' ``reclaimable`` vote picks victims; victims are
-evicted in victim-queue order only while the request does not yet fit (future-idle plus what was
-evicted), so no more than needed go (volcano issue #1256); if the request then fits, the task is
-pipelined there and the node's evictions join the job's statement, else they are discarded. The
-job's statement is committed only if the job is pipelined. A queue with starving jobs left is
-visited again.
+pass tolerating plain Unschedulable, minus the nodes where even every Running preemptable task would
+not make room (``rows_with_room``, a vector bound), then per node the *Running* (not Bound),
+preemptable tasks of jobs in *other*, reclaimable queues; the plugins' ``reclaimable`` vote picks
+victims; victims are evicted in victim-queue order only while the request does not yet fit
+(future-idle plus what was evicted), so no more than needed go (volcano issue #1256); if the request
+then fits, the task is pipelined there and the node's evictions join the job's statement, else they
+are discarded. The job's statement is committed only if the job is pipelined. A queue with starving
+jobs left is visited again.
 
 Every eviction's reason names the reclaimer and its queue:
 ``"reclaimed by <ns>/<pod> (job <ns>/<podgroup>, queue <queue>)"``.
@@ -35,6 +36,7 @@ from .util import (
     PredicateHelper,
     PredicateMode,
     admitted_job_queue,
+    rows_with_room,
     validate_victims,
 )
 
@@ -115,6 +117,8 @@ class ReclaimAction:
             task, np.asarray(rows), PredicateMode.PREEMPT, check_future_idle=False
         )
         reason = reclaim_reason(task, job.queue)
+        # nodes where no choice of victims could make room fail validate_victims: skipped up front
+        feasible = feasible[rows_with_room(ssn.node_table, task.init_resreq, feasible, "reclaim")]
         for row in feasible.tolist():
             node = ssn.node_table.nodes[row]
             reclaimees = []

@@ -16,13 +16,16 @@ the request names (absent columns count as 0), with the 0.1 tolerance.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from .api.node_info import NodeInfo
 from .api.resource import CPU, MEMORY, MIN_RESOURCE, Resource
+
+if TYPE_CHECKING:
+    from .api.task_info import TaskInfo
 
 Which = Literal["idle", "future_idle", "allocatable", "used", "releasing", "pipelined"]
 
@@ -84,6 +87,9 @@ class NodeTable:
         self.all_rows = np.arange(len(self.nodes), dtype=np.int64)
         self._stale: set[int] = set()
         self._future_idle: np.ndarray | None = None
+        self._sums: dict[str, tuple[np.ndarray, set[int], Callable[[TaskInfo], bool]]] = {}
+        self._sums_stale: list[set[int]] = []
+        self._row_caches: dict[str, dict[int, object]] = {}
         copied = self._copy_rows(seed)
         for row, node in enumerate(self.nodes):
             node.attach(self, row)
@@ -115,6 +121,12 @@ class NodeTable:
     # ------------------------------------------------------------------ staleness
     def mark_stale(self, row: int) -> None:
         self._stale.add(row)
+        if self._sums_stale:
+            for stale in self._sums_stale:
+                stale.add(row)
+        if self._row_caches:
+            for cache in self._row_caches.values():
+                cache.pop(row, None)
 
     def refresh(self) -> None:
         if self._stale:
@@ -190,6 +202,44 @@ class NodeTable:
             if v - a >= MIN_RESOURCE
         ]
         return short + missing
+
+    def task_sums(self, name: str, include: Callable[[TaskInfo], bool]) -> np.ndarray:
+        """Per row, the sum of the requests (``resreq``) of the node's tasks that ``include`` accepts,
+        in the table's columns (a scalar no column holds is left out), to read, not to write. Built
+        on the first call under ``name``, then kept up to date row by row as nodes change, so
+        ``include`` must answer from the task alone and the same way for the whole session."""
+        found = self._sums.get(name)
+        if found is None:
+            found = (np.zeros_like(self.allocatable), set(range(len(self.nodes))), include)
+            self._sums[name] = found
+            self._sums_stale.append(found[1])
+        sums, stale, accepts = found
+        if stale:
+            column = self.column
+            for row in stale:
+                values = sums[row]
+                values[:] = 0.0
+                for task in self.nodes[row].tasks.values():
+                    if not accepts(task):
+                        continue
+                    request = task.resreq
+                    values[0] += request.milli_cpu
+                    values[1] += request.memory
+                    for scalar, amount in (request.scalars or {}).items():
+                        col = column.get(scalar)
+                        if col is not None:
+                            values[col] += amount
+            stale.clear()
+        return sums
+
+    def row_cache(self, name: str) -> dict[int, object]:
+        """A dict from row to whatever a caller derives from the row's node, under ``name``: a row's
+        entry is dropped whenever its node changes (as ``task_sums``, what is derived must come from
+        the node's tasks and accounting alone)."""
+        found = self._row_caches.get(name)
+        if found is None:
+            found = self._row_caches[name] = {}
+        return found
 
     def rows_of(self, nodes: Iterable[NodeInfo]) -> np.ndarray:
         return np.fromiter((self.index[node.name] for node in nodes), dtype=np.int64)

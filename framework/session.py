@@ -366,9 +366,10 @@ class Session(ExtensionPointSpecs):
     ) -> PriorityQueue[TaskInfo]:
         """Victims in eviction order (``BuildVictimsPriorityQueue``): the task to evict first pops first."""
         jobs = self.jobs
+        task_order = self.task_order
 
         def task_later(left: TaskInfo, right: TaskInfo) -> bool:
-            return not self.task_order(left, right) < 0
+            return not task_order(left, right) < 0
 
         def job_then_task(left_job: JobInfo, right_job: JobInfo, left: TaskInfo, right: TaskInfo) -> bool:
             result = self.job_order.vote(left_job, right_job)
@@ -378,7 +379,7 @@ class Session(ExtensionPointSpecs):
 
         def less(left: TaskInfo, right: TaskInfo) -> bool:
             if left.job == right.job:
-                return task_later(left, right)
+                return not task_order(left, right) < 0
             left_job = jobs.get(left.job)
             right_job = jobs.get(right.job)
             if left_job is None or right_job is None:

@@ -1,13 +1,14 @@
 """normalPreempt: evict the fewest victims, node by node in score order (``preempt.go`` normalPreempt).
 
-Nodes are tried from the best score down. On a node, the preemptees are the node's tasks that pass
-the phase's filter; the plugins' ``preemptable`` vote picks the victims; if even all of them would
-not make room (``validate_victims``) the node is skipped. Victims are then evicted one at a time in
-``build_victims_priority_queue`` order, and the preemptor is checked *before* each eviction, so a
-node that already has room evicts nothing. The preemptor fits when its queue may take it
-(``allocatable``), its request fits the node's future-idle resources and every predicate passes.
-It is then pipelined on the node and the node's evictions join the caller's statement; otherwise the
-node's evictions are discarded and the next node is tried.
+Nodes are tried from the best score down, leaving out at once those where even every task the action
+could evict would not make room (``rows_with_room``, a vector bound over the node table). On a node,
+the preemptees are the node's tasks that pass the phase's filter; the plugins' ``preemptable`` vote
+picks the victims; if even all of them would not make room (``validate_victims``) the node is
+skipped. Victims are then evicted one at a time in ``build_victims_priority_queue`` order, and the
+preemptor is checked *before* each eviction, so a node that already has room evicts nothing. The
+preemptor fits when its queue may take it (``allocatable``), its request fits the node's future-idle
+resources and every predicate passes. It is then pipelined on the node and the node's evictions join
+the caller's statement; otherwise the node's evictions are discarded and the next node is tried.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from fumarole.framework.api.resource import ZERO, Resource
 from fumarole.framework.statement import StatementError
 
-from ..util import prioritize_nodes, sort_nodes_by_score, validate_victims
+from ..util import prioritize_nodes, rows_with_room, sort_nodes_by_score, validate_victims
 
 if TYPE_CHECKING:
     from fumarole.framework.api.node_info import NodeInfo
@@ -56,6 +57,8 @@ def normal_preempt(
     queue = ssn.queues[job.queue]
     table = ssn.node_table
     ordered = sort_nodes_by_score(rows, prioritize_nodes(ssn, preemptor, rows))
+    # nodes where no choice of victims could make room fail validate_victims: skipped up front
+    ordered = ordered[rows_with_room(table, preemptor.init_resreq, ordered, "preempt")]
     for row in ordered.tolist():
         node = table.nodes[row]
         preemptees = [task.clone() for task in node.tasks.values() if task_filter(task)]

@@ -9,11 +9,18 @@
    ``num_candidates``-th candidate, which gives the same candidates (a dry run changes nothing outside
    its clones) without a thread pool, which the GIL would serialise anyway; the worker number is
    accepted and has no effect (``tests/actions/test_preempt_properties.py`` checks the result
-   against examining every node).
+   against examining every node). Nodes where even every task preempt could evict would not make
+   room (``rows_with_room``, one vector pass over the node table per preemptor) cannot be
+   candidates (``validate_victims`` fails whatever the votes answer) and are passed over unsimulated.
 2. ``select_victims_on_node``: remove victims greedily, lowest priority first (victim queue order),
    until the preemptor fits (simulated queue check, future-idle, simulated predicates); then
    *reprieve*: add them back highest priority first, keeping back every victim whose return still
-   lets the preemptor fit. Only the remaining victims are evicted.
+   lets the preemptor fit. Only the remaining victims are evicted. The node copy shares the node's
+   task objects (``NodeInfo.simulation_copy``, forked from one kept per node until the node
+   changes) and the cycle state is copied only once the allowed victims could make room.
+   ``simulate_allocatable`` and ``simulate_predicate`` are queries (docs/extension-points.md): the
+   fit asks them only when the resources fit, and the check after the greedy loop is not asked
+   again when the loop stopped on a fit (same state, same answer).
 3. ``pick_one_node``: among candidates, maximise in turn −(highest victim pod priority),
    −Σ(pod priority + 2^31), −(number of victims), the latest start time among the
    highest-priority victims; remaining ties go to the first candidate examined.
@@ -33,6 +40,7 @@ not run (the failure PR #5011 / #5010 fixed for the other paths). fumarole requi
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +48,7 @@ import numpy as np
 from fumarole.framework.api.resource import ZERO
 from fumarole.framework.statement import StatementError
 
-from ..util import validate_victims
+from ..util import rows_with_room, validate_victims
 from .normal import TaskFilter
 
 if TYPE_CHECKING:
@@ -53,6 +61,7 @@ if TYPE_CHECKING:
     from .arguments import PreemptArguments
 
 INT32_SPAN = 2**31
+NO_ROOM = "not enough resources even with every task preempt could evict"
 EXAMINE_EVERY_NODE = False
 """Tests set it to examine every node before cutting the candidates (the reference the early stop
 must agree with)."""
@@ -80,6 +89,21 @@ def clone_state(state: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def copy_for_simulation(ssn: Session, node: NodeInfo) -> NodeInfo:
+    """``node.simulation_copy()``, forked from one kept per session node until the node changes
+    (``NodeTable.row_cache``): a node is dry-run for many preemptors between its changes."""
+    table = ssn.node_table
+    row = table.index.get(node.name)
+    if row is None or table.nodes[row] is not node:
+        return node.simulation_copy()
+    templates = table.row_cache("simulation-copy")
+    template = templates.get(row)
+    if not isinstance(template, type(node)):
+        template = node.simulation_copy()
+        templates[row] = template
+    return template.fork(node)
+
+
 def select_victims_on_node(
     ssn: Session,
     state: dict[str, Any],
@@ -88,36 +112,50 @@ def select_victims_on_node(
     node: NodeInfo,
     task_filter: TaskFilter,
 ) -> tuple[list[TaskInfo], str]:
-    """Victims on a cloned node, greedy then reprieved; an error text explains a failure."""
+    """Victims on ``node``, greedy then reprieved; an error text explains a failure.
+
+    ``node`` and ``state`` are only read: the simulation runs on a copy of the node
+    (``NodeInfo.simulation_copy``, the accounting of ``clone`` without copying the tasks) and, once
+    the allowed victims could make room, on a copy of the cycle state (``clone_state``)."""
+    node = copy_for_simulation(ssn, node)
+    preemptees = [task.clone() for task in node.tasks.values() if task_filter(task)]
+    victims_allowed = ssn.preemptable(preemptor, preemptees) or []
+    invalid = validate_victims(preemptor, node, victims_allowed)
+    if invalid is not None:
+        return [], f"no validated victims on Node <{node.name}>: {invalid}"
+    state = clone_state(state)
+    simulate_remove = ssn.simulate_remove_task
+    simulate_add = ssn.simulate_add_task
+    simulate_allocatable = ssn.simulate_allocatable
+    simulate_predicate = ssn.simulate_predicate
+    request = preemptor.init_resreq
 
     def remove(task: TaskInfo) -> str:
-        error = ssn.simulate_remove_task(state, preemptor, task, node)
+        error = simulate_remove(state, preemptor, task, node)
         if error is not None:
             return str(error)
         node.remove_task(task)
         return ""
 
     def add(task: TaskInfo) -> str:
-        error = ssn.simulate_add_task(state, preemptor, task, node)
+        error = simulate_add(state, preemptor, task, node)
         if error is not None:
             return str(error)
         node.add_task(task)
         return ""
 
     def fits() -> bool:
+        # the resources first: the simulated checks are queries (extension-points.md), so asking
+        # them only when the resources fit gives the same answer
         return (
-            ssn.simulate_allocatable(state, queue, preemptor)
-            and preemptor.init_resreq.less_equal(node.future_idle(), ZERO)
-            and ssn.simulate_predicate(state, preemptor, node) is None
+            request.less_equal(node.future_idle(), ZERO)
+            and simulate_allocatable(state, queue, preemptor)
+            and simulate_predicate(state, preemptor, node) is None
         )
 
-    preemptees = [task.clone() for task in node.tasks.values() if task_filter(task)]
-    victims_allowed = ssn.preemptable(preemptor, preemptees) or []
-    invalid = validate_victims(preemptor, node, victims_allowed)
-    if invalid is not None:
-        return [], f"no validated victims on Node <{node.name}>: {invalid}"
     queue_of_victims = ssn.build_victims_priority_queue(victims_allowed, preemptor)
     potential: list[TaskInfo] = []
+    fitted = False
     while queue_of_victims:
         task = queue_of_victims.pop()
         potential.append(task)
@@ -125,17 +163,21 @@ def select_victims_on_node(
         if problem:
             return [], problem
         if fits():
+            fitted = True
             break
     if not potential:
         return [], "no preemption victims found for incoming pod"
-    error = ssn.simulate_predicate(state, preemptor, node)
-    if error is not None:
-        return [], f"failed to predicate pod {preemptor.key} on node {node.name}: {error}"
-    if not fits():
-        return [], (
-            f"pod {preemptor.namespace}/{preemptor.name} does not fit on node {node.name} even without "
-            "every allowed victim: its queue cannot take it or the node lacks resources"
-        )
+    if not fitted:
+        # upstream's final predicate check, then the full fit; both already passed when the loop
+        # stopped on a fit (same state, and the simulated checks are queries)
+        error = simulate_predicate(state, preemptor, node)
+        if error is not None:
+            return [], f"failed to predicate pod {preemptor.key} on node {node.name}: {error}"
+        if not fits():
+            return [], (
+                f"pod {preemptor.namespace}/{preemptor.name} does not fit on node {node.name} even "
+                "without every allowed victim: its queue cannot take it or the node lacks resources"
+            )
     victims: list[TaskInfo] = []
     for task in reversed(potential):
         problem = add(task)
@@ -158,9 +200,11 @@ def dry_run(
     offset: int,
     num_candidates: int,
     task_filter: TaskFilter,
+    room: Sequence[bool] | None = None,
 ) -> tuple[list[Candidate], dict[str, str]]:
     """``DryRunPreemption``: the first ``num_candidates`` candidates in examination order, and why the
-    nodes examined before the last of them failed."""
+    nodes examined before the last of them failed. ``room[i]`` False says that no choice of victims
+    can make room on ``nodes[i]`` (``rows_with_room``): it is not simulated."""
     job = ssn.jobs[preemptor.job]
     queue = ssn.queues[job.queue]
     state = ssn.get_cycle_state(preemptor.uid)
@@ -168,16 +212,21 @@ def dry_run(
     candidates: list[Candidate] = []
     statuses: dict[str, str] = {}
     for position in range(total):
-        copy_of_node = nodes[(offset + position) % total].clone()
-        victims, problem = select_victims_on_node(
-            ssn, clone_state(state), preemptor, queue, copy_of_node, task_filter
-        )
+        index = (offset + position) % total
+        node = nodes[index]
+        # the bound is the session node's accounting; the copy recomputes it from the tasks, which
+        # gives the same numbers unless the node's allocatable names no scalar at all (Resource's
+        # subtraction then leaves scalars out): such nodes are always simulated
+        if room is not None and not room[index] and node.allocatable.scalars is not None:
+            statuses[node.name] = f"no validated victims on Node <{node.name}>: {NO_ROOM}"
+            continue
+        victims, problem = select_victims_on_node(ssn, state, preemptor, queue, node, task_filter)
         if victims:
-            candidates.append(Candidate(copy_of_node.name, victims, position))
+            candidates.append(Candidate(node.name, victims, position))
             if len(candidates) >= num_candidates and not EXAMINE_EVERY_NODE:
                 break
         else:
-            statuses[copy_of_node.name] = problem
+            statuses[node.name] = problem
     return candidates[:num_candidates], statuses
 
 
@@ -234,7 +283,8 @@ def topology_aware_preempt(
         return False
     offset = int(ssn.rng.integers(len(nodes)))
     wanted = arguments.num_candidates(len(nodes))
-    candidates, _ = dry_run(ssn, preemptor, nodes, offset, wanted, task_filter)
+    room = rows_with_room(ssn.node_table, preemptor.init_resreq, rows, "preempt").tolist()
+    candidates, _ = dry_run(ssn, preemptor, nodes, offset, wanted, task_filter, room)
     if not candidates:
         return False
     best = pick_one_node(candidates, ssn.now)

@@ -221,6 +221,65 @@ class NodeInfo:
         twin.not_ready_reason = self.not_ready_reason
         return twin
 
+    def simulation_copy(self) -> NodeInfo:
+        """``clone`` for a dry run that only removes tasks and adds clones back: the same accounting,
+        recomputed from the tasks in the same order with the same checks and errors, but the copy's
+        task dict holds this node's task objects instead of clones of them. Nothing may change those
+        objects through the copy (``remove_task`` only forgets them; ``add_task`` stores clones)."""
+        twin = NodeInfo(self.node, self.name)
+        name = self.name
+        checks = twin.node is not None
+        tasks = twin.tasks
+        for task in self.tasks.values():
+            if task.node_name and name and task.node_name != name:
+                raise NodeAccountingError(
+                    f"task <{task.namespace}/{task.name}> already on different node <{task.node_name}>"
+                )
+            if task.key in tasks:
+                raise NodeAccountingError(f"task <{task.namespace}/{task.name}> already on node <{name}>")
+            if checks:
+                if task.status == TaskStatus.BINDING:
+                    ok, names = task.resreq.less_equal_with_resources_name(twin.idle, ZERO)
+                    if not ok:
+                        raise NodeAccountingError(
+                            f"node {name} resources {names} are not enough to put task "
+                            f"<{task.namespace}/{task.name}>, idle: {twin.idle}, req: {task.resreq}"
+                        )
+                twin._add_resources(task)
+            if task.node_name != name:
+                task.node_name = name
+            tasks[task.key] = task
+        twin.others = {
+            key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()
+        }
+        twin.ready = self.ready
+        twin.not_ready_reason = self.not_ready_reason
+        return twin
+
+    def fork(self, live: NodeInfo) -> NodeInfo:
+        """Another ``simulation_copy`` of ``live`` from this one (a ``simulation_copy`` of ``live``
+        made while ``live`` had the same tasks): its own accounting and task dict, the task objects
+        shared, ``others`` and readiness taken from ``live`` now."""
+        twin = NodeInfo.__new__(NodeInfo)
+        twin.node = self.node
+        twin.name = self.name
+        twin.allocatable = self.allocatable.clone()
+        twin.capacity = self.capacity.clone()
+        twin.idle = self.idle.clone()
+        twin.used = self.used.clone()
+        twin.releasing = self.releasing.clone()
+        twin.pipelined = self.pipelined.clone()
+        twin.tasks = dict(self.tasks)
+        twin.others = {
+            key: (value.clone() if hasattr(value, "clone") else value) for key, value in live.others.items()
+        }
+        twin.ready = live.ready
+        twin.not_ready_reason = live.not_ready_reason
+        twin._table = None
+        twin._row = -1
+        twin.origin = None
+        return twin
+
     def __repr__(self) -> str:
         return (
             f"Node({self.name}: idle <{self.idle}>, used <{self.used}>, releasing <{self.releasing}>, "

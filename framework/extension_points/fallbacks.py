@@ -7,6 +7,7 @@ docs/extension-points.md.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -68,8 +69,10 @@ def undecided_victims(_ssn: Any, *_args: Any) -> list[TaskInfo] | None:
     return None
 
 
+@lru_cache(maxsize=1 << 16)
 def pod_index(name: str) -> int | None:
-    """The index at the end of a pod name with at least three ``-`` parts (``GetPodIndexUnderTask``)."""
+    """The index at the end of a pod name with at least three ``-`` parts (``GetPodIndexUnderTask``);
+    memoised: the victim and task orders ask it for the same names over and over."""
     parts = name.split("-")
     if len(parts) < 3:
         return None

@@ -182,7 +182,9 @@ class ExtensionPointSpecs:
 
     @point("SimulatePredicateFn", F.PREDICATE, v.ALL_MUST_PASS)
     def simulate_predicate(self, state: object, task: TaskInfo, node: NodeInfo, /) -> BaseException | None:
-        """The predicate on a simulated node state (topology-aware preemption)."""
+        """The predicate on a simulated node state (topology-aware preemption). A query: it must not
+        change the state or anything else, since the dry run asks it only when the node's resources
+        fit and does not ask again while the state is unchanged."""
 
     @point("SimulateAddTaskFn", ALLOCATION, v.ALL_MUST_PASS)
     def simulate_add_task(
@@ -198,7 +200,9 @@ class ExtensionPointSpecs:
 
     @point("SimulateAllocatableFn", F.ALLOCATABLE, v.ALL_TRUE, permit)
     def simulate_allocatable(self, state: object, queue: QueueInfo, task: TaskInfo, /) -> bool:
-        """``allocatable`` on a simulated state."""
+        """``allocatable`` on a simulated state. A query, like ``simulate_predicate``: it must not
+        change the state or record anything, since the dry run asks it only when the node's resources
+        fit and does not ask again while the state is unchanged."""
 
     # ============================================================== scoring (higher is better)
     @point("BestNodeFn", F.BEST_NODE, v.FIRST_NOT_NONE)
