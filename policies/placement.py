@@ -18,7 +18,7 @@ shared/reference/ascend-npu-plugin.md §2.5–2.8 (ready-job scoring).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -32,6 +32,7 @@ class NodeView:
     super_pod_id: int = -1
     rack_id: int = -1
     sub_healthy: bool = False
+    network_healthy: bool = True
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class PlacementRequest:
     preferred: Mapping[int, str] = field(default_factory=dict)
     previous: Mapping[int, str] | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
+    requests: Sequence[int] = ()
+    """The NPU request of each of the job's NPU tasks."""
 
 
 @dataclass(frozen=True)

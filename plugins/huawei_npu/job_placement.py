@@ -85,6 +85,7 @@ class JobPlacements:
                     static.super_pod_id,
                     static.rack_id,
                     bool(self.nodes.sub_healthy[row]),
+                    not bool(self.nodes.network_unhealthy[row]),
                 )
             self._known = views
         return self._known
@@ -121,6 +122,7 @@ class JobPlacements:
             preferred=preferred,
             previous=previous,
             settings=self.settings,
+            requests=tuple(request for request in job.task_requests.values() if request > 0),
         )
         found = policy.place_job(request)
         logger.debug(

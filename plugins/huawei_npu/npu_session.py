@@ -66,7 +66,7 @@ from fumarole.policies.chips import format_chip_list, from_mask, popcount
 from fumarole.policies.fault.scoring import apply_fault_penalties
 from loguru import logger
 
-from .arguments import RESOURCE_LEVEL_CONFIG
+from .arguments import RESOURCE_LEVEL_CONFIG, SUPER_POD_SIZE
 from .inputs import ASCEND_REAL, RANK_INDEX, NodeStatic
 from .job_placement import JobPlacements, is_placement_policy
 from .jobs import MIN_AVAILABLE_KEY, REPLICA_SET, NpuJob
@@ -186,7 +186,10 @@ class NpuSession:
             self._placements = JobPlacements(
                 self.ssn,
                 self.nodes,
-                {RESOURCE_LEVEL_CONFIG: self.config.resource_level_config},
+                {
+                    RESOURCE_LEVEL_CONFIG: self.config.resource_level_config,
+                    SUPER_POD_SIZE: self.config.super_pod_size,
+                },
                 lambda job: (
                     self.cache.get_preferred_node_map(job.owner_uid)
                     if self.config.prefer_previous_node and job.owner_uid
