@@ -52,7 +52,8 @@ class MultilevelPolicy(CardPolicy):
     def fits(self, request: int, usable: np.ndarray, distributed: bool) -> np.ndarray:
         if not 1 <= request <= self.max_node_npu:
             return np.zeros(len(usable), dtype=bool)
-        return popcount(usable) == request
+        fits: np.ndarray = popcount(usable) == request
+        return fits
 
     def place_job(self, request: PlacementRequest) -> PlacementResult:
         resource_levels, problems = parse_resource_levels(request.settings.get(RESOURCE_LEVEL_CONFIG))

@@ -321,3 +321,49 @@ def test_reschedule_sub_task_takes_the_cached_node_of_the_rank() -> None:
     result = reschedule(tree, old, ["b1"])
     assert result is not None
     assert result.rank_to_node() == {**previous, 5: "b4"}
+
+
+# ---------------------------------------------------------------------------------------- the policy
+def _request(candidates: dict[str, dict[str, str]], **kwargs: object) -> object:
+    from fumarole.policies.placement import NodeView, PlacementRequest
+
+    return PlacementRequest(
+        ranks=8,
+        annotations={"huawei.com/affinity-config": "level1=4,level2=8"},
+        candidates={name: NodeView(name, labels) for name, labels in candidates.items()},
+        known={name: NodeView(name, labels) for name, labels in NODES.items()},
+        settings={"resource-level-config": CONFIG},
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+def test_policy_reschedules_a_fault_job_from_its_previous_placement() -> None:
+    from fumarole.policies.multilevel.policy import MultilevelPolicy
+
+    previous = ranks("a0", "a1", "a2", "a3", "b0", "b1", "b2", "b3")
+    result = MultilevelPolicy().place_job(
+        _request(without(NODES, "b1"), previous=previous, preferred=previous)
+    )  # type: ignore[arg-type]
+    assert (result.ranks, result.path) == ({**previous, 5: "b4"}, RESCHEDULED)
+
+
+@pytest.mark.parametrize(
+    ("settings", "reason"),
+    [
+        pytest.param({}, "multilevel: no topo tree: resource-level-config is not configured", id="no-config"),
+        pytest.param(
+            {"resource-level-config": '{"t": {"level2": {"label": "x"}}}'},
+            "multilevel: no topo tree: resource-level-config: topo tree 't' has no level1 (levels must be "
+            "continuous from level1; keys: ['level2'])",
+            id="bad-config",
+        ),
+    ],
+)
+def test_policy_names_a_missing_or_bad_level_config(settings: dict[str, str], reason: str) -> None:
+    from dataclasses import replace
+
+    from fumarole.policies.multilevel.policy import MultilevelPolicy
+
+    request = replace(_request(NODES), settings=settings)  # type: ignore[type-var]
+    result = MultilevelPolicy().place_job(request)
+    assert (result.ranks, result.reason) == (None, reason)
