@@ -118,3 +118,18 @@ def test_a_bad_affinity_config_is_named_in_the_pending_reason() -> None:
         "multilevel: annotation huawei.com/affinity-config: level1=3 does not divide the level above it "
         "(8 nodes)."
     )
+
+
+def test_a_fault_rank_is_rescheduled_inside_its_group_and_the_others_stay() -> None:
+    """Rank 5's node b1 loses a chip: the job is a fault job; its pod is re-created (pod-level
+    rescheduling) and goes to b4, the free node of its level-1 group; ranks 0-4, 6, 7 keep running."""
+    h = make([*nodes({"ga": 4, "gb": 5, "gc": 5}), *job()])
+    broken = npu_node("b1", labels={"l1": "gb", "l2": "s0"}, accelerator_type=None, unhealthy=[0])
+    # Cycle 1 binds the job; cycle 2 records it Running; cycle 3 sees the broken chip (a fault job).
+    first, _, _ = h.run(3, now=100.0, period=10.0, changes=[[], [broken]])
+    assert {pod: node for pod, node in Harness.binds(first).items()} == {
+        f"default/train-{rank}": node for rank, node in FIRST.items()
+    }
+    h.cache.delete("Pod", "default/train-5")
+    h.apply([npu_pod("train-5", "train", 8, rank=5, uid="train-5-again", accelerator_type=None)])
+    assert binds(h, 200.0) == {5: "b4"}
