@@ -4,7 +4,9 @@ What it decides:
 
 * predicate (``fits``): the node has the task's NPUs free (upstream's base count check); nodes
   without a super pod (``SuperPodID`` < 0) or a rack are not candidates;
-* placement (``place_job``): the blocks (``blocks``), the physical super pods of the candidates
+* placement (``place_job``): for a fault job with a previous placement, the missing ranks replaced
+  inside their racks (``rescheduling``); otherwise, or when that fails, the blocks (``blocks``),
+  the physical super pods of the candidates
   (``topology``), level 1 of the preference for each sp-block (``preference``), then the strategy
   chain for the rest (``strategies``); rank ``r`` runs on position ``r % spBlock`` of sp-block
   ``r // spBlock``;
@@ -13,9 +15,10 @@ What it decides:
 Spec: seed 000 §3.1.4; shared/reference/ascend-npu-plugin.md §2.7; upstream
 ``internal/npu/policy/chip8node8ra64sp/frame.go`` (``ScoreBestNPUNodes``, ``selectNodesForJob``).
 
-Not implemented (upstream has them): the fault-job path (``selectNodesForFaultJob``), the
-inference-service path, soft super-pod affinity, the UB-memory strategy, the per-node checks on the
-network-unhealthy annotation for MulSuperPods (unhealthy nodes are only left out of MulSuperPods).
+Not implemented (upstream has them): the later stages of the fault-job path (another rack after 3
+pending sessions, the whole job after 12), the inference-service path, soft super-pod affinity,
+the UB-memory strategy, the per-node checks on the network-unhealthy annotation for MulSuperPods
+(unhealthy nodes are only left out of MulSuperPods).
 Block errors are reported when the job is placed (the pending reason), not by ``job_valid``.
 
 Extension points: the ``fumarole.policies`` entry point ``npu-chip8-node8-ra64-sp``; ``place_job``
@@ -31,6 +34,7 @@ from ..chips import NPU
 from ..placement import PlacementRequest, PlacementResult
 from .blocks import NODE_NPU, BlockError, blocks_of
 from .preference import prefer_origin_super_pods, rack_order
+from .rescheduling import replace_in_racks
 from .strategies import Selection, select_by_strategy
 from .topology import super_pods, table_of
 
@@ -51,6 +55,10 @@ class Chip8Node8Ra64SpPolicy(CardPolicy):
             blocks = blocks_of(request.annotations, list(request.requests), request.settings)
         except BlockError as error:
             return PlacementResult(None, f"{POLICY}: {error}")
+        if request.previous:
+            kept = replace_in_racks(request.previous, request.candidates, request.known, blocks)
+            if kept is not None:
+                return PlacementResult(kept, "", "rescheduled")
         pods = super_pods(request.candidates.values())
         unready = list(range(blocks.pods // blocks.sp_block))
         selected: dict[int, list[str]] = {}

@@ -119,3 +119,17 @@ def test_when_one_original_node_is_gone_only_that_rank_moves() -> None:
     h.cache.delete("Node", "a1")
     # e4 joined rack 0: rank 5's window keeps a0 and takes e4, the only node nobody prefers.
     assert binds(h, 200.0) == {**FIRST, 5: "e4"}
+
+
+def test_a_fault_rank_is_replaced_inside_its_rack_and_the_others_stay() -> None:
+    """Rack 0 has a spare (e4). a1 (rank 1) loses a chip: the job is a fault job; its pod is
+    re-created and takes e4, in the same rack as its window's other node a0."""
+    objects = [*nodes([*NAMES[:12], "e4"]), *job()]
+    h = harness(objects, npu_conf(actions="allocate", init_params={"super-pod-size": "16"}))
+    broken = npu_node("a1", resource=NPU, accelerator_type=None, unhealthy=[0])
+    first, _, _ = h.run(3, now=100.0, period=10.0, changes=[[], [broken]])
+    placed = {0: "a0", 1: "a1", 2: "a2", 3: "a3", 4: "b0", 5: "b1", 6: "b2", 7: "b3"}
+    assert Harness.binds(first) == {f"default/train-{rank}": node for rank, node in placed.items()}
+    h.cache.delete("Pod", "default/train-1")
+    h.apply([npu_pod("train-1", "train", 8, rank=1, uid="t1-again", resource=NPU, accelerator_type=None)])
+    assert binds(h, 200.0) == {1: "e4"}

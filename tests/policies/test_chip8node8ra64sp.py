@@ -195,3 +195,39 @@ def test_fill_windows_takes_a_preferred_node_only_when_no_other_is_free() -> Non
         "c0",
         "c9",
     ]
+
+
+# ---------------------------------------------------------------------------------------- fault jobs
+def ra_ranks(*names: str) -> dict[int, str]:
+    return dict(enumerate(names))
+
+
+def fault_place(candidates: dict[str, NodeView], previous: dict[int, str]) -> tuple[object, str]:
+    request = PlacementRequest(
+        ranks=8,
+        annotations=JOB,
+        candidates=candidates,
+        known={**cluster(), **views("c9", "e0")},
+        preferred=previous,
+        previous=previous,
+        settings={"super-pod-size": "9"},
+        requests=(8,) * 8,
+    )
+    result = Chip8Node8Ra64SpPolicy().place_job(request)
+    return result.ranks, result.path
+
+
+def test_a_fault_rank_takes_a_free_node_of_its_windows_rack() -> None:
+    """c0 (rank 1) is gone and c2, c3 are taken by other jobs; rack 2 gained c9: rank 1 takes it,
+    every other rank keeps its node."""
+    candidates = {**cluster("c0", "c2", "c3"), **views("c9")}
+    assert fault_place(candidates, ORIGINAL) == ({**ORIGINAL, 1: "c9"}, "rescheduled")
+
+
+def test_a_fault_rank_without_a_free_node_in_its_rack_goes_to_the_normal_path() -> None:
+    """Rack 2 has no free node left: the normal path places the job. Level 1 keeps sp-block 0 in
+    super pod 1; window 0 (ranks 0, 1) moves to rack 3 and takes d0, d1 (nobody's), so window 1
+    keeps its exact nodes d3, d2."""
+    ranks_, path = fault_place(cluster("c0", "c2", "c3"), ORIGINAL)
+    assert path == "origin"
+    assert ranks_ == {**ra_ranks("d0", "d1", "d3", "d2"), **{r: ORIGINAL[r] for r in range(4, 8)}}
