@@ -25,8 +25,12 @@ self-maintain-available-card  true       free chips = ``baseDeviceInfos`` − ch
 ============================  =========  ====================================================
 
 Accepted for compatibility, no effect: ``presetVirtualDevice``, ``nslb-version``,
-``shared-tor-num``, ``super-pod-size``, ``reserve-nodes``, ``forceEnqueue``,
-``resource-level-config``.
+``shared-tor-num``, ``reserve-nodes``, ``forceEnqueue``.
+
+``resource-level-config`` (JSON, no default): the network levels of each topo tree for
+``schedule_policy: multilevel`` jobs (``policies/multilevel/levels.py``). ``super-pod-size``
+(default 48, in [1, 1024]): nodes per physical super pod for ``chip8-node8-ra64-sp`` jobs
+(``policies/chip8node8ra64sp/blocks.py``).
 
 In ``init-params`` a value that does not parse keeps the default (upstream logs and goes on); in
 the plugin's own ``arguments`` it is an error the conf loader reports with the file and the key.
@@ -58,14 +62,14 @@ SCORE_WEIGHT = "score-weight"
 GRACE_OVER_TIME = "grace-over-time"
 USE_CLUSTER_INFO_MANAGER = "useClusterInfoManager"
 SELF_MAINTAIN_AVAILABLE_CARD = "self-maintain-available-card"
+RESOURCE_LEVEL_CONFIG = "resource-level-config"
+SUPER_POD_SIZE = "super-pod-size"
 NO_EFFECT_KEYS = (
     "presetVirtualDevice",
     "nslb-version",
     "shared-tor-num",
-    "super-pod-size",
     "reserve-nodes",
     "forceEnqueue",
-    "resource-level-config",
 )
 
 DEFAULT_BONUS = 100.0
@@ -172,6 +176,8 @@ class NpuConfig:
     grace_over_time: int = DEFAULT_GRACE_OVER_TIME
     use_cluster_info_manager: bool = True
     self_maintain_available_card: bool = True
+    resource_level_config: Any = None
+    super_pod_size: Any = None
 
 
 def _text(value: object) -> str:
@@ -226,6 +232,8 @@ def resolve_config(init_params: Mapping[str, Any], parsed: HuaweiNpuArguments) -
             lambda v: _text(v) == "true",
             defaults.self_maintain_available_card,
         ),
+        resource_level_config=init_params.get(RESOURCE_LEVEL_CONFIG),
+        super_pod_size=init_params.get(SUPER_POD_SIZE),
     )
     overrides: dict[str, Any] = {}
     for name in NpuConfig.__dataclass_fields__:

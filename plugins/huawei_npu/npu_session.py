@@ -66,7 +66,9 @@ from fumarole.policies.chips import format_chip_list, from_mask, popcount
 from fumarole.policies.fault.scoring import apply_fault_penalties
 from loguru import logger
 
+from .arguments import RESOURCE_LEVEL_CONFIG, SUPER_POD_SIZE
 from .inputs import ASCEND_REAL, RANK_INDEX, NodeStatic
+from .job_placement import JobPlacements, is_placement_policy
 from .jobs import MIN_AVAILABLE_KEY, REPLICA_SET, NpuJob
 from .scoring import prefer_previous_node
 
@@ -126,6 +128,7 @@ class NpuSession:
         self.written: dict[str, dict[str, str | None]] = {}
         self.previous_node_classes: dict[str, int] = {}
         self.degraded_jobs: dict[str, bool] = {}
+        self._placements: JobPlacements | None = None
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -162,6 +165,41 @@ class NpuSession:
 
     # ------------------------------------------------------------------ predicate
     def batch_predicate(self, task: TaskInfo, rows: np.ndarray) -> BatchFit:
+        fit = self._node_checks(task, rows)
+        found = self.npu_task(task)
+        if found is None or not is_placement_policy(found[0].policy):
+            return fit
+        row, reason = self.placements.node_of(
+            found[0], task, lambda every: self._node_checks(task, every).passed
+        )
+        rows = np.asarray(rows, dtype=np.int64)
+        other = fit.passed & (rows != (-1 if row is None else row))
+        if other.any():
+            fit.failures.append((other, Code.UNSCHEDULABLE, reason or "not the node of the task's rank"))
+            fit.passed = fit.passed & ~other
+        return fit
+
+    @property
+    def placements(self) -> JobPlacements:
+        """The job-level placements of this session (``job_placement``)."""
+        if self._placements is None:
+            self._placements = JobPlacements(
+                self.ssn,
+                self.nodes,
+                {
+                    RESOURCE_LEVEL_CONFIG: self.config.resource_level_config,
+                    SUPER_POD_SIZE: self.config.super_pod_size,
+                },
+                lambda job: (
+                    self.cache.get_preferred_node_map(job.owner_uid)
+                    if self.config.prefer_previous_node and job.owner_uid
+                    else {}
+                ),
+                lambda job: self.handler.faults.record(job.fault_key) is not None,
+            )
+        return self._placements
+
+    def _node_checks(self, task: TaskInfo, rows: np.ndarray) -> BatchFit:
         rows = np.asarray(rows, dtype=np.int64)
         size = len(rows)
         passed = np.ones(size, dtype=bool)
@@ -241,9 +279,15 @@ class NpuSession:
         usable_rows = (
             nodes.resource[rows] == nodes.resource_codes.get(policy.resource, -2)
         ) & nodes.has_base[rows]
-        raw = policy.scores(request, pool, nodes.unhealthy[rows], nodes.allocatable[rows], job.distributed)
-        scores = np.where(usable_rows, raw, 0.0)
-        scores = self._prefer_previous(task, job, scores, rows)
+        if is_placement_policy(policy):
+            row, _ = self.placements.node_of(job, task, lambda every: self._node_checks(task, every).passed)
+            scores = self.placements.scores(row, rows)
+        else:
+            raw = policy.scores(
+                request, pool, nodes.unhealthy[rows], nodes.allocatable[rows], job.distributed
+            )
+            scores = np.where(usable_rows, raw, 0.0)
+            scores = self._prefer_previous(task, job, scores, rows)
         fault_names = self.handler.faults.fault_nodes(job.fault_key)
         fault_rows = self._rows_of(rows, fault_names)
         scores = apply_fault_penalties(scores, nodes.sub_healthy[rows], fault_rows)
