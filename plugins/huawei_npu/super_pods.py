@@ -13,7 +13,8 @@ What it decides, for a job whose policy is a ``SuperPodPolicy``:
   cache (with ``prefer-previous-node``), the normal classification. A failure makes the job "not
   ready" for the rest of the session (upstream ``JobReadyTag``; every node then scores 0). Every
   task then gets ``1e8`` on its rank's node (``1e8 − rank`` for every pending rank of its
-  ``volcano.sh/task-spec`` with PodGroup label ``podgroup-sched-enable: "true"``); the previous-node
+  ``volcano.sh/task-spec`` with PodGroup label ``podgroup-sched-enable: "true"``; a task without that
+  annotation, or a rank whose node is missing, makes the job not ready, as upstream); the previous-node
   bonus of normal jobs is not applied (upstream ``IsSuperPodJob``); the fault penalties and the
   weight follow in the plugin;
 * **annotations** (``annotate``, upstream ``UseAnnotation``): ``super-pod-rank`` (the vSuperPod ID)
@@ -108,6 +109,11 @@ class SuperPodPlacement:
             for name, static in zip(nodes.names, nodes.statics, strict=True)
             if static is not None
         }
+        self.super_pod_ids = np.fromiter(
+            (static.super_pod_id if static is not None else -1 for static in nodes.statics),
+            dtype=np.int64,
+            count=len(nodes.statics),
+        )
         self._remember()
 
     # ------------------------------------------------------------------ inputs
@@ -182,16 +188,7 @@ class SuperPodPlacement:
     # ------------------------------------------------------------------ predicate
     def not_super_pod_nodes(self, rows: np.ndarray) -> np.ndarray:
         """Rows (NPU nodes) without a super-pod ID."""
-        nodes = self.session.nodes
-        ids = np.fromiter(
-            (
-                nodes.statics[row].super_pod_id if nodes.statics[row] is not None else -1  # type: ignore[union-attr]
-                for row in rows.tolist()
-            ),
-            dtype=np.int64,
-            count=len(rows),
-        )
-        return nodes.is_npu[rows] & (ids < 0)
+        return self.session.nodes.is_npu[rows] & (self.super_pod_ids[rows] < 0)
 
     # ------------------------------------------------------------------ scores
     def scores(self, task: TaskInfo, job: NpuJob, rows: np.ndarray) -> np.ndarray:
@@ -210,10 +207,9 @@ class SuperPodPlacement:
         position = {name: index for index, name in enumerate(names)}
         rank = job.rank_of(task)
         if job.labels.get(POD_GROUP_SCHEDULE_LABEL) == "true":
-            batch = batch_ready_scores(
-                selected, self._sp_block(job), self._pending_ranks(task, job), dict.fromkeys(names, 0.0)
-            )
-            if batch is None:
+            pending = self._pending_ranks(task, job)
+            batch = batch_ready_scores(selected, self._sp_block(job), pending, dict.fromkeys(names, 0.0))
+            if batch is None or not pending:
                 placement.ready = False
                 return out
             for name, score in batch.items():

@@ -273,6 +273,13 @@ def test_batch_mode_scores_every_pending_rank_of_the_spec() -> None:
     }
 
 
+def test_batch_mode_without_task_spec_makes_the_job_not_ready() -> None:
+    objects = super_pod_job(A3_X16, "t", 4, 2, labels={"podgroup-sched-enable": "true"})
+    ssn = session_of(A3_X16, *super_pod_nodes(A3_X16, LAYOUT), *objects)
+    assert node_scores(ssn, "t-1") == {}
+    assert node_scores(ssn, "t-0") == {}
+
+
 def test_a_job_that_cannot_be_placed_is_not_ready_for_the_session() -> None:
     ssn = session_of(A3_X16, *super_pod_nodes(A3_X16, {0: 1, 1: 1, 2: 2}), *super_pod_job(A3_X16, "t", 4, 2))
     assert node_scores(ssn, "t-0") == {}
