@@ -13,7 +13,8 @@ GPU allocation ratio covers trace replays too.
 NPU node groups get what the Ascend plugin reads on a real node: labels ``accelerator`` and
 ``accelerator-type``, the annotation ``baseDeviceInfos`` listing every chip, and the device-plugin
 annotations ``<resource>`` (free chips), ``<resource>-Unhealthy``, ``<resource>-NetworkUnhealthy``
-and ``<resource>-Recovering``.
+and ``<resource>-Recovering``. Groups with ``super_pod_size`` / ``rack_size`` also get their
+super-pod and rack IDs in ClusterD's device-info ConfigMap (``super_pods``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from fumarole.framework.cache.objects import Node, Pod, PodGroup
 from fumarole.framework.settings import Settings
 
 from .image_cache import ImageCache
+from .super_pods import device_info_config_map
 from .trace import GPU_MILLI
 from .workload import FaultSpec, NodeGroup, PodShape, Workload
 
@@ -141,6 +143,9 @@ class SimCluster:
             )
             for hn in workload.cluster.hypernodes
         ]
+        device_infos = device_info_config_map(workload.cluster.node_groups)
+        if device_infos is not None:
+            objects.append(device_infos)
         self.cache.apply_objects(objects, source="<workload>")
         self.total_npus = sum(state.npus for state in self.nodes.values())
         self.total_gpu_milli = sum(state.gpu_milli for state in self.nodes.values())

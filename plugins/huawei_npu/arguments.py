@@ -22,15 +22,21 @@ useClusterInfoManager         true       which device-info ConfigMaps win when a
 self-maintain-available-card  true       free chips = ``baseDeviceInfos`` − chips of active pods
                                          − Unhealthy − Recovering; false: the device list's
                                          chips − chips of active pods − Unhealthy − Recovering
+super-pod-size                48         nodes of a physical super pod (super-pod policies); 0 or
+                                         not a number: 48
+reserve-nodes                 2          nodes of each super pod kept free while other choices
+                                         exist; "0" reserves none (upstream turns 0 into 2);
+                                         not below super-pod-size (else 2, or 0 when the size is
+                                         at most 2)
 ============================  =========  ====================================================
 
 Accepted for compatibility, no effect: ``presetVirtualDevice``, ``nslb-version``,
-``shared-tor-num``, ``reserve-nodes``, ``forceEnqueue``.
+``shared-tor-num``, ``forceEnqueue``.
 
 ``resource-level-config`` (JSON, no default): the network levels of each topo tree for
 ``schedule_policy: multilevel`` jobs (``policies/multilevel/levels.py``). ``super-pod-size``
-(default 48, in [1, 1024]): nodes per physical super pod for ``chip8-node8-ra64-sp`` jobs
-(``policies/chip8node8ra64sp/blocks.py``).
+(default 48) is read by the super-pod policies (A3, ``chip8-node8-sp``) and by ``chip8-node8-ra64-sp``
+(``policies/chip8node8ra64sp/blocks.py``, which also checks it is in [1, 1024]).
 
 In ``init-params`` a value that does not parse keeps the default (upstream logs and goes on); in
 the plugin's own ``arguments`` it is an error the conf loader reports with the file and the key.
@@ -64,11 +70,13 @@ USE_CLUSTER_INFO_MANAGER = "useClusterInfoManager"
 SELF_MAINTAIN_AVAILABLE_CARD = "self-maintain-available-card"
 RESOURCE_LEVEL_CONFIG = "resource-level-config"
 SUPER_POD_SIZE = "super-pod-size"
+RESERVE_NODES = "reserve-nodes"
+DEFAULT_SUPER_POD_SIZE = 48
+DEFAULT_RESERVE_NODES = 2
 NO_EFFECT_KEYS = (
     "presetVirtualDevice",
     "nslb-version",
     "shared-tor-num",
-    "reserve-nodes",
     "forceEnqueue",
 )
 
@@ -152,8 +160,8 @@ class HuaweiNpuArguments(BaseModel):
     preset_virtual_device: Any = Field(None, alias="presetVirtualDevice")
     nslb_version: Any = Field(None, alias="nslb-version")
     shared_tor_num: Any = Field(None, alias="shared-tor-num")
-    super_pod_size: Any = Field(None, alias="super-pod-size")
-    reserve_nodes: Any = Field(None, alias="reserve-nodes")
+    super_pod_size: Integer | None = Field(None, alias="super-pod-size")
+    reserve_nodes: Integer | None = Field(None, alias="reserve-nodes")
     force_enqueue: Any = Field(None, alias="forceEnqueue")
     resource_level_config: Any = Field(None, alias="resource-level-config")
 
@@ -162,6 +170,13 @@ class HuaweiNpuArguments(BaseModel):
     def _grace_range(cls, value: int | None) -> int | None:
         if value is not None and not MIN_GRACE_OVER_TIME <= value <= MAX_GRACE_OVER_TIME:
             raise ValueError(f"must be in [{MIN_GRACE_OVER_TIME}, {MAX_GRACE_OVER_TIME}]")
+        return value
+
+    @field_validator("super_pod_size", "reserve_nodes")
+    @classmethod
+    def _not_negative(cls, value: int | None) -> int | None:
+        if value is not None and value < 0:
+            raise ValueError("must not be negative")
         return value
 
 
@@ -177,7 +192,26 @@ class NpuConfig:
     use_cluster_info_manager: bool = True
     self_maintain_available_card: bool = True
     resource_level_config: Any = None
-    super_pod_size: Any = None
+    super_pod_size: int = DEFAULT_SUPER_POD_SIZE
+    reserve_nodes: int = DEFAULT_RESERVE_NODES
+
+
+def _non_negative(value: object) -> int:
+    number = int(_text(value))
+    if number < 0:
+        raise ValueError("must not be negative")
+    return number
+
+
+def _super_pod_numbers(config: NpuConfig) -> NpuConfig:
+    """Upstream's ``getSizeOfSuperPod`` / ``getReserveNodes`` corrections (except that 0 reserves none)."""
+    size = config.super_pod_size if config.super_pod_size > 0 else DEFAULT_SUPER_POD_SIZE
+    reserve = config.reserve_nodes
+    if reserve >= size:
+        reserve = DEFAULT_RESERVE_NODES if size > DEFAULT_RESERVE_NODES else 0
+    if (size, reserve) == (config.super_pod_size, config.reserve_nodes):
+        return config
+    return NpuConfig(**{**config.__dict__, "super_pod_size": size, "reserve_nodes": reserve})
 
 
 def _text(value: object) -> str:
@@ -233,7 +267,8 @@ def resolve_config(init_params: Mapping[str, Any], parsed: HuaweiNpuArguments) -
             defaults.self_maintain_available_card,
         ),
         resource_level_config=init_params.get(RESOURCE_LEVEL_CONFIG),
-        super_pod_size=init_params.get(SUPER_POD_SIZE),
+        super_pod_size=_lenient(SUPER_POD_SIZE, init_params, _non_negative, defaults.super_pod_size),
+        reserve_nodes=_lenient(RESERVE_NODES, init_params, _non_negative, defaults.reserve_nodes),
     )
     overrides: dict[str, Any] = {}
     for name in NpuConfig.__dataclass_fields__:
@@ -241,5 +276,5 @@ def resolve_config(init_params: Mapping[str, Any], parsed: HuaweiNpuArguments) -
         if value is not None:
             overrides[name] = value
     if not overrides:
-        return base
-    return NpuConfig(**{**base.__dict__, **overrides})
+        return _super_pod_numbers(base)
+    return _super_pod_numbers(NpuConfig(**{**base.__dict__, **overrides}))

@@ -71,6 +71,7 @@ from .inputs import ASCEND_REAL, RANK_INDEX, NodeStatic
 from .job_placement import JobPlacements, is_placement_policy
 from .jobs import MIN_AVAILABLE_KEY, REPLICA_SET, NpuJob
 from .scoring import prefer_previous_node
+from .super_pods import NOT_SUPER_POD_NODE, SuperPodPlacement, is_super_pod_job
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -129,6 +130,9 @@ class NpuSession:
         self.previous_node_classes: dict[str, int] = {}
         self.degraded_jobs: dict[str, bool] = {}
         self._placements: JobPlacements | None = None
+        self.super_pods = (
+            SuperPodPlacement(self) if any(is_super_pod_job(view) for view in jobs.values()) else None
+        )
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -238,6 +242,8 @@ class NpuSession:
         code = nodes.resource_codes.get(resource, -2)
         fail(nodes.resource[rows] != code, unresolvable, f"node has no {resource} chips")
         fail(~nodes.has_base[rows], unresolvable, NO_BASE_DEVICE_INFOS)
+        if self.super_pods is not None and is_super_pod_job(job):
+            fail(self.super_pods.not_super_pod_nodes(rows), unresolvable, NOT_SUPER_POD_NODE)
         distributed = job.distributed
         if distributed and policy.network_fault_attention:
             fail(
@@ -286,8 +292,11 @@ class NpuSession:
             raw = policy.scores(
                 request, pool, nodes.unhealthy[rows], nodes.allocatable[rows], job.distributed
             )
-            scores = np.where(usable_rows, raw, 0.0)
-            scores = self._prefer_previous(task, job, scores, rows)
+            if self.super_pods is not None and is_super_pod_job(job):
+                scores = np.where(usable_rows, self.super_pods.scores(task, job, rows), 0.0)
+            else:
+                scores = np.where(usable_rows, raw, 0.0)
+                scores = self._prefer_previous(task, job, scores, rows)
         fault_names = self.handler.faults.fault_nodes(job.fault_key)
         fault_rows = self._rows_of(rows, fault_names)
         scores = apply_fault_penalties(scores, nodes.sub_healthy[rows], fault_rows)
@@ -355,6 +364,8 @@ class NpuSession:
                 NOT_SUPPORT_POLICY,
                 f"job {job.uid}: no NPU policy for {target} (request {view.resource})",
             )
+        if self.super_pods is not None and is_super_pod_job(view):
+            return self.super_pods.validate(job, view)
         requests = {
             job.tasks[uid].name: request
             for uid, request in view.task_requests.items()
@@ -506,6 +517,9 @@ class NpuSession:
         static = nodes.statics[row]
         assert static is not None
         self._write_annotations(task, job, static, chips)
+        if self.super_pods is not None and is_super_pod_job(job):
+            for key, value in self.super_pods.annotations(job, task.node_name).items():
+                self._set(task, key, value)
         rank = job.rank_of(task)
         if self.config.prefer_previous_node and job.owner_uid and rank:
             self.cache.record_assignment(job.owner_uid, rank, task.node_name, self.ssn.now)

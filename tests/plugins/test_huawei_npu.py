@@ -199,7 +199,7 @@ def test_a_second_instance_in_the_same_session_does_nothing() -> None:
             },
             {},
             NpuConfig(
-                use_cluster_info_manager=False, self_maintain_available_card=False, super_pod_size="48"
+                use_cluster_info_manager=False, self_maintain_available_card=False, super_pod_size=48
             ),
             id="static-parameters",
         ),
@@ -310,7 +310,7 @@ def test_plugin_arguments_override_init_params_in_a_session() -> None:
             {"accelerator-type": "module-a3-8-super-pod"},
             {},
             "huawei.com/Ascend910module-a3-8-super-pod",
-            "",
+            "ascend910a3-superpod-x8",
             id="sp-block-a3-x8",
         ),
         pytest.param(
@@ -319,8 +319,17 @@ def test_plugin_arguments_override_init_params_in_a_session() -> None:
             {},
             {},
             "huawei.com/Ascend910module-a3-16-super-pod",
-            "",
+            "ascend910a3-superpod-x16",
             id="sp-block-a3-x16",
+        ),
+        pytest.param(
+            "huawei.com/npu",
+            {"huawei.com/schedule_policy": "chip8-node8-sp", "sp-block": "16"},
+            {},
+            {},
+            "8p-8-sp",
+            "chip8-node8-sp",
+            id="chip8-node8-sp",
         ),
         pytest.param(
             ASCEND_910, {}, {"accelerator-type": "card"}, {}, "huawei.com/Ascend910card", "", id="card"
