@@ -131,6 +131,10 @@ class JobInfo:
         self.preemptable = False
         self.owner_uid = ""
         self.schedule_start = 0.0
+        self.version = 0
+        """Counts the changes of the job's tasks and PodGroup (``add_task_info``, ``delete_task_info``,
+        ``set_pod_group``; a status update is both): a reader that keeps something derived from the
+        job knows it is still current while this is unchanged."""
         for task in tasks or ():
             self.add_task_info(task)
 
@@ -197,6 +201,7 @@ class JobInfo:
         """Take name, queue, minimums, topology and sub-group policies from a PodGroup (``SetPodGroup``)."""
         if self._borrowed:
             self._own_containers()
+        self.version += 1
         meta = pg.metadata
         self.name = meta.name
         self.namespace = meta.namespace
@@ -256,6 +261,7 @@ class JobInfo:
     def add_task_info(self, task: TaskInfo) -> None:
         if self._borrowed:
             self._own_containers()
+        self.version += 1
         self._tasks[task.uid] = task
         self._task_status_index.setdefault(task.status, {})[task.uid] = task
         self.total_request.add(task.resreq)
@@ -269,6 +275,7 @@ class JobInfo:
         stored = self._tasks.pop(task.uid, None)
         if stored is None:
             return
+        self.version += 1
         self.total_request.sub_without_assert(stored.resreq)
         if allocated_status(stored.status):
             self.allocated.sub_without_assert(stored.resreq)
@@ -618,6 +625,7 @@ class JobInfo:
         twin.preemptable = self.preemptable
         twin.owner_uid = self.owner_uid
         twin.schedule_start = self.schedule_start
+        twin.version = 0
         pending = self._task_status_index.get(TaskStatus.PENDING)
         if pending or twin.network_topology is not None or twin.contains_network_topology():
             # pending tasks are the session's own from the start; a job with a network topology has
