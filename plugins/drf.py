@@ -8,7 +8,8 @@ where ``allocated`` sums the requests of the job's tasks in an allocated status.
 
 Extension points (flag):
 
-* ``job_order`` (``enableJobOrder``): the job with the lower share goes first.
+* ``job_order`` (``enableJobOrder``): the job with the lower share goes first (its key,
+  ``job_order_key``: the share).
 * ``preemptable`` (``enablePreemptable``): a preemptee is a victim when the preemptor's job share
   after taking the preemptor's request (``ls``) is below, or within 1e-6 of, the preemptee's job
   share after giving up this preemptee (``rs``); the preemptee jobs' allocations are tallied down
@@ -297,6 +298,7 @@ class DrfPlugin:
             ssn.queue_order.register(self._queue_order)
             ssn.reclaimable.register(partial(self._reclaimable, ssn))
         ssn.job_order.register(self._job_order)
+        ssn.job_order_key.register(self._job_order_key)
         ssn.add_event_handler(
             EventHandler(
                 allocate_func=lambda event: self._on_event(ssn, event, hierarchy_enabled, +1),
@@ -399,6 +401,9 @@ class DrfPlugin:
         if lshare == rshare:
             return 0
         return -1 if lshare < rshare else 1
+
+    def _job_order_key(self, job: JobInfo) -> float:
+        return self.job_share(job.uid)
 
     def _on_event(self, ssn: Session, event: Event, hierarchy_enabled: bool, sign: int) -> None:
         task = event.task

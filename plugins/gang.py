@@ -13,7 +13,8 @@ Extension points (flag in parentheses):
   the candidates in order, a task is a victim while its job keeps more than ``minAvailable`` ready
   tasks (a per-job counter starting at the ready count, decremented per victim); votes PERMIT;
 * unified_evictable (no flag): permits every candidate (the gang actions' bundles keep gangs whole);
-* job_order (``enableJobOrder``) / sub_job_order (``enabledSubJobOrder``): not-ready before ready;
+* job_order (``enableJobOrder``) / sub_job_order (``enabledSubJobOrder``): not-ready before ready
+  (the job order's key, ``job_order_key``: whether the job is ready);
 * job_ready (``enableJobReady``): per-role, per-sub-group and job readiness; sub_job_ready
   (``enabledSubJobReady``): the sub-job is ready;
 * job_pipelined (``enableJobPipelined``) / sub_job_pipelined (``enabledSubJobPipelined``): PERMIT when
@@ -188,6 +189,9 @@ class GangPlugin:
         def job_order(left: JobInfo, right: JobInfo) -> int:
             return _ready_order(left.is_ready(), right.is_ready())
 
+        def job_order_key(job: JobInfo) -> float:
+            return job.is_ready()
+
         def sub_job_order(left: SubJobInfo, right: SubJobInfo) -> int:
             return _ready_order(left.is_ready(), right.is_ready())
 
@@ -213,6 +217,7 @@ class GangPlugin:
         ssn.preemptable.register(evictable)
         ssn.unified_evictable.register(unified_evictable)
         ssn.job_order.register(job_order)
+        ssn.job_order_key.register(job_order_key)
         ssn.sub_job_order.register(sub_job_order)
         ssn.job_ready.register(job_ready)
         ssn.sub_job_ready.register(sub_job_ready)

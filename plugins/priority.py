@@ -6,7 +6,8 @@ preemptor may evict (only those of a lower-priority job, or lower-priority tasks
 Extension points (flag in parentheses):
 
 * task_order (``enableTaskOrder``): higher ``task.priority`` first;
-* job_order (``enableJobOrder``): higher ``job.priority`` first;
+* job_order (``enableJobOrder``): higher ``job.priority`` first (its key, ``job_order_key``: the
+  negated priority);
 * sub_job_order (``enabledSubJobOrder``): higher ``sub_job.priority`` first;
 * preemptable (``enablePreemptable``): victims of another job iff that job's priority is lower than
   the preemptor job's; victims of the preemptor's own job iff their task priority is lower; votes
@@ -68,6 +69,9 @@ class PriorityPlugin:
         def job_order(left: JobInfo, right: JobInfo) -> int:
             return _higher_first(left.priority, right.priority)
 
+        def job_order_key(job: JobInfo) -> float:
+            return -job.priority
+
         def sub_job_order(left: SubJobInfo, right: SubJobInfo) -> int:
             return _higher_first(left.priority, right.priority)
 
@@ -113,6 +117,7 @@ class PriorityPlugin:
 
         ssn.task_order.register(task_order)
         ssn.job_order.register(job_order)
+        ssn.job_order_key.register(job_order_key)
         ssn.sub_job_order.register(sub_job_order)
         ssn.preemptable.register(preemptable)
         ssn.unified_evictable.register(unified_evictable)

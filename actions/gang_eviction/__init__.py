@@ -13,7 +13,10 @@ Modules, in the order the action uses them:
 * ``rules.py``      — what differs between gangpreempt and gangreclaim (victims, queues, order key);
 * ``domains.py``    — the eviction domains of a job;
 * ``bundles.py``    — a victim job's safe and whole bundles and their efficiency;
-* ``ordering.py``   — the bundle order (safe first, policy, efficiency, stable ties);
+* ``victims.py``    — the candidates and bundles of a domain, kept between preemptors (rebuilt
+  only for the nodes and jobs that changed);
+* ``ordering.py``   — the bundle order (safe first, policy, efficiency, stable ties), by key when
+  the policy is one;
 * ``selection.py``  — bundles added until a simulation succeeds, then minimal eviction;
 * ``simulation.py`` — the dry run of allocate's placement with the victims evicted;
 * ``arguments.py``  — ``maxDomains``, ``allowWholeBundle``, ``jobLevelBundles``.

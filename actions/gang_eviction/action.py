@@ -43,12 +43,13 @@ from ..allocate import AllocateArguments
 from ..allocate.worksheet import organize_job_worksheet
 from ..util import admitted_job_queue
 from .arguments import GangEvictionArguments
-from .bundles import Bundle, BundleKind, create_bundles, flatten, keep_allowed
+from .bundles import Bundle, BundleKind, flatten, keep_allowed
 from .domains import candidate_domains
 from .ordering import sort_bundles
-from .rules import GangEvictionRules, GangPreemptRules, GangReclaimRules, candidates_by_job, usable_nodes
+from .rules import GangEvictionRules, GangPreemptRules, GangReclaimRules, usable_nodes
 from .selection import Choice, VictimSelection, need_of
 from .simulation import Simulator
+from .victims import Victims
 
 if TYPE_CHECKING:
     from fumarole.framework.api.hypernode_info import HyperNodeInfo
@@ -131,13 +132,14 @@ class GangEvictionAction:
                 queues.push(queue)
             if ssn.job_starving(job):
                 preemptors.setdefault(queue.uid, PriorityQueue.ordered(ssn.job_order)).push(job)
+        victims = Victims(ssn, self.rules, arguments.job_level_bundles)
         while queues:
             queue = queues.pop()
             if self.rules.skips_queue(ssn, queue):
                 continue
             jobs = preemptors.get(queue.uid)
             while jobs:
-                self.evict_for_job(ssn, queue, jobs.pop(), arguments, error_cache)
+                self.evict_for_job(ssn, queue, jobs.pop(), arguments, error_cache, victims)
 
     def evict_for_job(
         self,
@@ -146,6 +148,7 @@ class GangEvictionAction:
         job: JobInfo,
         arguments: GangEvictionArguments,
         error_cache: bool,
+        victims: Victims | None = None,
     ) -> None:
         pending = pending_for_eviction(ssn, job)
         if not pending or not self.rules.may_evict_for(ssn, queue, pending):
@@ -159,7 +162,9 @@ class GangEvictionAction:
             for domain in tier:
                 if not ssn.real_nodes_list.get(domain.name):
                     continue
-                bundles = self.domain_bundles(ssn, job, domain, pending, need, arguments, error_cache)
+                bundles = self.domain_bundles(
+                    ssn, job, domain, pending, need, arguments, error_cache, victims
+                )
                 if not bundles:
                     continue
                 selection = VictimSelection(simulator, job, domain, required)
@@ -179,23 +184,31 @@ class GangEvictionAction:
         need: Resource,
         arguments: GangEvictionArguments,
         error_cache: bool,
+        victims: Victims | None = None,
     ) -> list[Bundle]:
-        """The domain's victim bundles, sorted, filtered by the plugins, sorted again."""
+        """The domain's victim bundles, sorted, filtered by the plugins, sorted again.
+
+        ``victims`` keeps the candidates and bundles between the preemptors of one action run
+        (``victims.py``): only the jobs and nodes that changed are worked out again."""
         nodes = ssn.real_nodes_list.get(domain.name, [])
         usable = usable_nodes(ssn, pending, nodes, error_cache)
-        candidates = candidates_by_job(ssn, self.rules, job, nodes, usable)
-        bundles: list[Bundle] = []
-        for uid, tasks in candidates.items():
-            bundles.extend(create_bundles(ssn.jobs[uid], tasks, job_level=arguments.job_level_bundles))
-        if not bundles:
+        if victims is None:
+            victims = Victims(ssn, self.rules, arguments.job_level_bundles)
+        index = victims.index(domain.name, nodes, usable)
+        key = self.rules.order_key(ssn, job, victims.job_keys)
+        ordered = index.ordered(job, need, key) if key is not None else None
+        if ordered is None:
+            key = None
+            ordered = sort_bundles(index.candidates(job), need, self.rules.order(ssn, job))
+        if not ordered:
             return []
-        policy = self.rules.order(ssn, job)
-        ordered = sort_bundles(bundles, need, policy)
         context = EvictionContext(self.rules.kind, job, hyper_node=domain)
         allowed = ssn.unified_evictable(context, flatten(ordered))
         if not allowed:
             return []
-        kept = sort_bundles(keep_allowed(ordered, {task.uid for task in allowed}), need, policy)
+        kept = keep_allowed(ordered, {task.uid for task in allowed})
+        again = index.reordered(kept, need, key) if key is not None else None
+        kept = again if again is not None else sort_bundles(kept, need, self.rules.order(ssn, job))
         if not arguments.allow_whole_bundle:
             kept = [bundle for bundle in kept if bundle.kind is not BundleKind.WHOLE]
         return kept

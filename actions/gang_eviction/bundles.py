@@ -63,6 +63,7 @@ class Bundle:
     tasks: list[TaskInfo]
     global_cost: Resource
     local: Resource = field(init=False)
+    _efficiency: tuple[NeedKey, float] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.local = total_request(self.tasks)
@@ -72,8 +73,18 @@ class Bundle:
         cost = total_request(tasks) if self.kind is BundleKind.SAFE else self.global_cost
         return Bundle(self.job, self.kind, list(tasks), cost)
 
-    def efficiency(self, need: Resource) -> float:
-        """``localGain / globalCost`` over the dimensions ``need`` asks for (0 when it frees none)."""
+    def efficiency(self, need: Resource, key: NeedKey | None = None) -> float:
+        """``localGain / globalCost`` over the dimensions ``need`` asks for (0 when it frees none).
+
+        With ``key`` (``need_key(need)``) the answer is kept for the next question about the same need:
+        a bundle never changes (a changed victim job gets new bundles)."""
+        if key is not None:
+            memo = self._efficiency
+            if memo is not None and memo[0] == key:
+                return memo[1]
+            value = self.efficiency(need)
+            self._efficiency = (key, value)
+            return value
         gain = score_against(self.local, need, cap=True)
         cost = score_against(self.global_cost, need, cap=False)
         if cost <= 0.0:
@@ -106,6 +117,14 @@ def need_dimensions(need: Resource) -> list[str]:
         if name != PODS and value >= 0.1:
             names.append(name)
     return names
+
+
+NeedKey = tuple[tuple[str, float], ...]
+"""What an efficiency reads of a need: its requested dimensions and their amounts."""
+
+
+def need_key(need: Resource) -> NeedKey:
+    return tuple((name, need.get(name)) for name in need_dimensions(need))
 
 
 def score_against(resource: Resource, need: Resource, *, cap: bool) -> float:

@@ -37,7 +37,7 @@ from fumarole.framework.api.task_status import TaskStatus, preemptable_status
 from fumarole.framework.api.types import EvictionKind
 
 from ..util import PredicateHelper, PredicateMode
-from .ordering import PolicyOrder, victim_job_order, victim_queue_order
+from .ordering import PolicyKey, PolicyOrder, VictimJobKeys, victim_job_order, victim_queue_order
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -71,29 +71,46 @@ class GangEvictionRules(ABC):
         """Whether the queue may evict for these pending tasks at all."""
         return True
 
-    @abstractmethod
     def allows(self, ssn: Session, preemptor: JobInfo, task: TaskInfo, victim: JobInfo) -> bool:
         """Whether the running ``task`` of job ``victim`` is a candidate victim for ``preemptor``."""
+        return self.allows_task(task) and self.allows_job(ssn, preemptor, victim)
+
+    @abstractmethod
+    def allows_task(self, task: TaskInfo) -> bool:
+        """The part of ``allows`` that reads the task alone (its status)."""
+
+    @abstractmethod
+    def allows_job(self, ssn: Session, preemptor: JobInfo, victim: JobInfo) -> bool:
+        """The part of ``allows`` that reads the two jobs."""
 
     @abstractmethod
     def order(self, ssn: Session, preemptor: JobInfo) -> PolicyOrder:
         """The policy key of the bundle order."""
+
+    def order_key(self, ssn: Session, preemptor: JobInfo, keys: VictimJobKeys) -> PolicyKey | None:
+        """The same policy as a key of the victim job, when it is one (``ordering.py``); None: compare."""
+        return None
 
 
 class GangPreemptRules(GangEvictionRules):
     action = "gangpreempt"
     kind = EvictionKind.GANG_PREEMPT
 
-    def allows(self, ssn: Session, preemptor: JobInfo, task: TaskInfo, victim: JobInfo) -> bool:
+    def allows_task(self, task: TaskInfo) -> bool:
+        return preemptable_status(task.status)
+
+    def allows_job(self, ssn: Session, preemptor: JobInfo, victim: JobInfo) -> bool:
         return (
-            preemptable_status(task.status)
-            and victim.uid != preemptor.uid
+            victim.uid != preemptor.uid
             and victim.queue == preemptor.queue
             and preemptor.priority > victim.priority
         )
 
     def order(self, ssn: Session, preemptor: JobInfo) -> PolicyOrder:
         return victim_job_order(ssn)
+
+    def order_key(self, ssn: Session, preemptor: JobInfo, keys: VictimJobKeys) -> PolicyKey | None:
+        return keys if keys.usable() else None
 
 
 class GangReclaimRules(GangEvictionRules):
@@ -106,8 +123,11 @@ class GangReclaimRules(GangEvictionRules):
     def may_evict_for(self, ssn: Session, queue: QueueInfo, pending: list[TaskInfo]) -> bool:
         return ssn.preemptive(queue, pending)
 
-    def allows(self, ssn: Session, preemptor: JobInfo, task: TaskInfo, victim: JobInfo) -> bool:
-        if task.status != TaskStatus.RUNNING or victim.queue == preemptor.queue:
+    def allows_task(self, task: TaskInfo) -> bool:
+        return task.status == TaskStatus.RUNNING
+
+    def allows_job(self, ssn: Session, preemptor: JobInfo, victim: JobInfo) -> bool:
+        if victim.queue == preemptor.queue:
             return False
         queue = ssn.queues.get(victim.queue)
         return queue is not None and queue.reclaimable()

@@ -110,14 +110,12 @@ class JobInfo:
         """``contains_network_topology()`` remembered for a job whose containers nothing changes (the
         cluster cache's jobs and a session's borrowing copies of them); None: not known."""
         self._derived: dict[Hashable, Any] = {}
-        self._version = 0
-        """Bumped whenever a task is added or removed (a status change is both): ``is_ready`` and
-        ``pending_best_effort_task_num`` are remembered for one version (the job order asks them
-        at every comparison)."""
-        self._ready_memo: tuple[int, int, bool] = (-1, 0, False)
-        self._best_effort_memo: tuple[int, int] = (-1, 0)
         """Values computed from the containers, shared by a cached job and its borrowing copies
         (``derived``)."""
+        self._ready_memo: tuple[int, int, bool] = (-1, 0, False)
+        self._best_effort_memo: tuple[int, int] = (-1, 0)
+        """``is_ready`` and ``pending_best_effort_task_num`` for one ``version`` (the job order asks
+        them at every comparison)."""
         self.uid = uid
         self.pg_uid = ""
         self.name = ""
@@ -146,6 +144,10 @@ class JobInfo:
         self.preemptable = False
         self.owner_uid = ""
         self.schedule_start = 0.0
+        self.version = 0
+        """Counts the changes of the job's tasks and PodGroup (``add_task_info``, ``delete_task_info``,
+        ``set_pod_group``; a status update is both): a reader that keeps something derived from the
+        job knows it is still current while this is unchanged."""
         for task in tasks or ():
             self.add_task_info(task)
 
@@ -161,7 +163,7 @@ class JobInfo:
 
     @tasks.setter
     def tasks(self, value: dict[str, TaskInfo]) -> None:
-        self._version += 1
+        self.version += 1
         self._tasks = value
 
     @property
@@ -172,7 +174,7 @@ class JobInfo:
 
     @task_status_index.setter
     def task_status_index(self, value: dict[TaskStatus, dict[str, TaskInfo]]) -> None:
-        self._version += 1
+        self.version += 1
         self._task_status_index = value
 
     @property
@@ -232,6 +234,7 @@ class JobInfo:
         if self._borrowed:
             self._own_containers()
         self._has_topology = None
+        self.version += 1
         meta = pg.metadata
         self.name = meta.name
         self.namespace = meta.namespace
@@ -292,7 +295,7 @@ class JobInfo:
         if self._borrowed:
             self._own_containers()
         self._has_topology = None
-        self._version += 1
+        self.version += 1
         self._tasks[task.uid] = task
         self._task_status_index.setdefault(task.status, {})[task.uid] = task
         self.total_request.add(task.resreq)
@@ -304,10 +307,10 @@ class JobInfo:
         if self._borrowed:
             self._own_containers()
         self._has_topology = None
-        self._version += 1
         stored = self._tasks.pop(task.uid, None)
         if stored is None:
             return
+        self.version += 1
         self.total_request.sub_without_assert(stored.resreq)
         if allocated_status(stored.status):
             self.allocated.sub_without_assert(stored.resreq)
@@ -401,10 +404,10 @@ class JobInfo:
 
     def pending_best_effort_task_num(self) -> int:
         version, count = self._best_effort_memo
-        if version == self._version:
+        if version == self.version:
             return count
         count = sum(1 for t in self._task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
-        self._best_effort_memo = (self._version, count)
+        self._best_effort_memo = (self.version, count)
         return count
 
     def allocated_task_num(self) -> int:
@@ -434,10 +437,10 @@ class JobInfo:
         if self._borrowed:
             return self.derived(("is_ready", self.min_available), self._is_ready)
         version, minimum, ready = self._ready_memo
-        if version == self._version and minimum == self.min_available:
+        if version == self.version and minimum == self.min_available:
             return ready
         ready = self._is_ready()
-        self._ready_memo = (self._version, self.min_available, ready)
+        self._ready_memo = (self.version, self.min_available, ready)
         return ready
 
     def _is_ready(self) -> bool:
@@ -658,7 +661,6 @@ class JobInfo:
         twin._borrowed = True
         twin._has_topology = self._has_topology
         twin._derived = self._derived
-        twin._version = 0
         twin._ready_memo = (-1, 0, False)
         twin._best_effort_memo = (-1, 0)
         twin.uid = self.uid
@@ -689,6 +691,7 @@ class JobInfo:
         twin.preemptable = self.preemptable
         twin.owner_uid = self.owner_uid
         twin.schedule_start = self.schedule_start
+        twin.version = 0
         pending = self._task_status_index.get(TaskStatus.PENDING)
         if pending or twin.network_topology is not None or twin.contains_network_topology():
             # pending tasks are the session's own from the start; a job with a network topology has

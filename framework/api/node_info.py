@@ -54,6 +54,7 @@ class NodeInfo:
         "releasing",
         "tasks",
         "used",
+        "version",
     )
 
     def __init__(self, node: Node | None, name: str = "") -> None:
@@ -79,6 +80,9 @@ class NodeInfo:
         self.origin: NodeInfo | None = None
         """The cluster cache's node this one is a session's copy of (``session_copy``); the cache
         never changes it, so two copies of the same origin start with the same content."""
+        self.version = 0
+        """Counts the changes of ``tasks`` (``add_task``, ``remove_task``): a reader that keeps
+        something derived from the node's tasks knows it is still current while this is unchanged."""
 
     # ------------------------------------------------------------------ views
     def future_idle(self) -> Resource:
@@ -163,6 +167,7 @@ class NodeInfo:
         task.node_name = self.name
         twin.node_name = self.name
         self.tasks[key] = twin
+        self.version += 1
         self._touch()
 
     def remove_task(self, task: TaskInfo) -> None:
@@ -172,6 +177,7 @@ class NodeInfo:
             return
         if self.node is not None:
             self._remove_resources(stored)
+        self.version += 1
         self._touch()
 
     def update_task(self, task: TaskInfo) -> None:
@@ -203,6 +209,7 @@ class NodeInfo:
         twin._table = None
         twin._row = -1
         twin.origin = self
+        twin.version = 0
         return twin
 
     def freeze(self) -> None:

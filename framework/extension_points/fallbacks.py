@@ -59,6 +59,11 @@ def no_score(_ssn: Any, *_args: Any) -> float:
     return 0.0
 
 
+def no_key(_ssn: Any, *_args: Any) -> tuple[float, ...]:
+    """The empty key (no plugin orders jobs)."""
+    return ()
+
+
 def no_victims(_ssn: Any, *_args: Any) -> list[TaskInfo]:
     """No victims."""
     return []

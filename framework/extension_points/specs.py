@@ -31,6 +31,7 @@ from .fallbacks import (
     by_name,
     by_task_index,
     deny,
+    no_key,
     no_score,
     no_victims,
     permit,
@@ -68,6 +69,14 @@ class ExtensionPointSpecs:
     def job_order(self, left: JobInfo, right: JobInfo, /) -> int:
         """Which of two jobs is scheduled first; 0 for no preference. ``vote`` is the plugins' answer
         alone (``JobOrderCompareFn``, used to order victims)."""
+
+    @point("(none: fumarole)", F.JOB_ORDER, v.KEY_TUPLE, no_key)
+    def job_order_key(self, job: JobInfo, /) -> float:
+        """The plugin's ``job_order`` as a number, optional: for any two jobs, ``job_order(a, b)`` is the
+        sign of ``key(a) - key(b)`` (never NaN), and a job's key changes only when the job's own tasks
+        change (status, node; what a statement does). The combined answer is the tuple of the keys in
+        tier order. A consumer that orders many jobs (gangpreempt's bundle order) uses the keys only
+        when every plugin ``job_order`` consults registered one, and the comparisons otherwise."""
 
     @point("QueueOrderFn", F.QUEUE_ORDER, v.FIRST_NONZERO, by_creation_then_uid)
     def queue_order(self, left: QueueInfo, right: QueueInfo, /) -> int:

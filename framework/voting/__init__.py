@@ -16,6 +16,7 @@ from .first_failure import FIRST_FAILURE as FIRST_FAILURE
 from .first_nonzero import FIRST_NONZERO as FIRST_NONZERO
 from .first_not_none import FIRST_NOT_NONE as FIRST_NOT_NONE
 from .first_tier_decides import FIRST_TIER_DECIDES as FIRST_TIER_DECIDES
+from .key_tuple import KEY_TUPLE as KEY_TUPLE
 from .rule import UNDECIDED as UNDECIDED
 from .rule import Tiers as Tiers
 from .rule import Undecided as Undecided

@@ -198,9 +198,7 @@ def test_a_second_instance_in_the_same_session_does_nothing() -> None:
                 "super-pod-size": "48",
             },
             {},
-            NpuConfig(
-                use_cluster_info_manager=False, self_maintain_available_card=False, super_pod_size=48
-            ),
+            NpuConfig(use_cluster_info_manager=False, self_maintain_available_card=False, super_pod_size=48),
             id="static-parameters",
         ),
     ],
