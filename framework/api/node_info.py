@@ -285,6 +285,7 @@ class NodeInfo:
         twin._table = None
         twin._row = -1
         twin.origin = None
+        twin.version = 0
         return twin
 
     def __repr__(self) -> str:
