@@ -17,7 +17,11 @@ Plugin
     A plugin class may declare ``idle_noop = True``: in a session where no pod is pending and every
     PodGroup is Running or Completed (and none lost or finished a pod since the last session), it
     decides nothing and changes nothing that outlives the session, so the simulator may leave such a
-    cycle out (``simulator.engine``; docs/simulate.md). Undeclared means it may act.
+    cycle out (``simulator.engine``; docs/simulate.md); and where no pod is pending, none was lost
+    or finished, and the PodGroups not Running or Completed are Inqueue ones whose pods the session
+    before bound, it decides nothing and writes on them only the conditions it wrote on them in the
+    session before (gang's ``Scheduled``), so the simulator may write that cycle's PodGroup statuses
+    without a session (``SimCluster.phase_flips``). Undeclared means it may act.
 
 Action
     One object per scheduler, reused by every cycle. ``execute(ssn)`` makes decisions through

@@ -67,6 +67,12 @@ TABLE_SEED = "session.node_table_seed"
 """``persistent`` key of the rows the last session's node table was built with (``TableSeed``)."""
 
 
+def session_uid(cycle: int) -> str:
+    """The UID of the session of scheduling cycle ``cycle`` (the ``transitionID`` of the PodGroup
+    conditions it writes)."""
+    return f"session-{cycle}"
+
+
 class Session(ExtensionPointSpecs):
     """The state, the extension points and the decision log of one scheduling cycle."""
 
@@ -85,7 +91,7 @@ class Session(ExtensionPointSpecs):
     ) -> None:
         self.settings = settings or Settings()
         self.registry = registry if registry is not None else Registry()
-        self.uid = f"session-{cycle}"
+        self.uid = session_uid(cycle)
         self.cycle = cycle
         self.cache = cache
         self.conf = conf

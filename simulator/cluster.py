@@ -5,6 +5,8 @@ Every change bumps ``version`` so the scheduling loop can skip cycles in which n
 ``has_work()`` tells whether a cycle could act at all (a pending pod, a PodGroup not yet Running or
 Completed, a PodGroup that lost or finished a pod since the last cycle): it keeps the pods and
 PodGroups created since they were last seen settled, so it costs what changed, not the cluster's size.
+``phase_flips()`` tells whether all a cycle would do is turn the PodGroups the cycle before bound
+from Inqueue to Running, and with which statuses.
 
 GPUs are counted in milli-GPUs: whole GPUs (``gpus`` / ``gpus_per_pod``) plus the GPU-sharing scalar
 ``alibabacloud.com/gpu-milli`` of openb traces (node ``resources``, pod ``extra_resources``), so the
@@ -23,7 +25,9 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fumarole.framework.api.job_info import POD_GROUP_INQUEUE
 from fumarole.framework.api.quantity import parse_quantity
+from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache import ClusterCache
 from fumarole.framework.cache.builders import (
     build_hyper_node,
@@ -33,7 +37,10 @@ from fumarole.framework.cache.builders import (
     build_priority_class,
     build_queue,
 )
-from fumarole.framework.cache.objects import Node, Pod, PodGroup
+from fumarole.framework.cache.objects import Node, Pod, PodGroup, PodGroupCondition
+from fumarole.framework.decisions import PodGroupPhase
+from fumarole.framework.job_updater import UNSCHEDULABLE_CONDITION, pod_group_phase
+from fumarole.framework.session import session_uid
 from fumarole.framework.settings import Settings
 
 from .image_cache import ImageCache
@@ -108,6 +115,10 @@ class SimCluster:
         self._touched_groups: dict[str, None] = {}
         """PodGroup keys one of whose pods finished, failed, is being deleted or went away since the
         last cycle that ran (its status would change)."""
+        self._last_session: tuple[int, str] | None = None
+        """The cycle number and session UID of the last cycle, when it ran a session."""
+        self._last_states: dict[str, PodGroupPhase] = {}
+        """The statuses that session wrote on PodGroups it left neither Running nor Completed."""
         objects: list[Any] = []
         for group in workload.cluster.node_groups:
             for name in group.node_names():
@@ -468,11 +479,21 @@ class SimCluster:
 
     def cycle_ran(self, decisions: CycleDecisions) -> None:
         """A cycle ran: the PodGroup statuses it wrote are current; those not Running or Completed
-        may be acted on again."""
+        may be acted on again (and are kept, for ``phase_flips``)."""
         self._touched_groups.clear()
+        self._last_session = (decisions.cycle, decisions.session_uid)
+        self._last_states = {}
         for state in decisions.podgroups:
             if state.phase not in SETTLED_PHASES:
                 self._unsettled_groups[state.podgroup] = None
+                self._last_states[state.podgroup] = state
+
+    def cycle_left_out(self) -> None:
+        """A cycle was accounted without a session (elided, or its phase flips applied): the next
+        cycle is not the one after a session."""
+        self._touched_groups.clear()
+        self._last_session = None
+        self._last_states = {}
 
     def has_work(self) -> bool:
         """Whether a scheduling cycle could decide anything or change a PodGroup's status: a pod is
@@ -480,6 +501,9 @@ class SimCluster:
         Completed, or a PodGroup that still exists lost or finished a pod since the last cycle. What
         is seen settled is forgotten (a bound pod never becomes pending again; a PodGroup leaves
         Running or Completed only through a cycle, which reports it in ``cycle_ran``)."""
+        return self._pending_pod() or self._touched_group() or bool(self._unsettled())
+
+    def _pending_pod(self) -> bool:
         pods = self.cache.pods
         pending = self._maybe_pending
         for key in list(pending):
@@ -492,18 +516,103 @@ class SimCluster:
             ):
                 return True
             del pending[key]
+        return False
+
+    def _touched_group(self) -> bool:
         groups = self.cache.pod_groups
         for key in list(self._touched_groups):
             if key in groups:
                 return True
             del self._touched_groups[key]
+        return False
+
+    def _unsettled(self) -> list[str]:
+        """The PodGroups that exist and are neither Running nor Completed (the others are forgotten)."""
+        groups = self.cache.pod_groups
         unsettled = self._unsettled_groups
+        found: list[str] = []
         for key in list(unsettled):
             pg = groups.get(key)
             if pg is not None and pg.status.phase not in SETTLED_PHASES:
-                return True
-            del unsettled[key]
-        return False
+                found.append(key)
+            else:
+                del unsettled[key]
+        return found
+
+    def phase_flips(self, cycle: int, now: float) -> list[PodGroupPhase] | None:
+        """The PodGroup statuses the session of ``cycle`` (at ``now``) would write, when that is all it
+        would do; None when it may do more (or when this cannot be told without running it).
+
+        The case: the cycle before (``cycle - 1``) ran a session that bound the pods of PodGroups
+        and wrote them ``Inqueue`` (a Binding task is not yet scheduled, ``job_updater``); nothing
+        happened since but those binds taking effect and the kubelets starting pods. No pod is
+        pending, no PodGroup lost or finished a pod, and every PodGroup that is neither Running nor
+        Completed is such a PodGroup: ``Inqueue``, written by that session, in a queue that exists,
+        every pod of it bound or running. Under a conf whose plugins and actions all declare
+        ``idle_noop``, the session of ``cycle`` decides nothing (no pod is pending), and at close
+        the plugins write on these PodGroups the conditions they wrote in the session before (gang:
+        ``Scheduled``, the job is ready), stamped with this session; the job updater then writes the
+        phase of ``pod_group_phase`` (Running, or Completed), the conditions and the task counts.
+        That status is computed here from the cache's own JobInfo, the one the session would copy.
+        The other PodGroups' phases stay as they are; their task counts are brought up to date by
+        the next session that runs, as after an elided cycle."""
+        last = self._last_session
+        if last is None or last[0] != cycle - 1 or self._pending_pod() or self._touched_group():
+            return None
+        unsettled = self._unsettled()
+        if not unsettled:
+            return None
+        uid = session_uid(cycle)
+        flips: list[PodGroupPhase] = []
+        for key in unsettled:
+            state = self._last_states.get(key)
+            pg = self.cache.pod_groups[key]
+            job = self.cache.job(key)
+            if (
+                state is None
+                or state.phase != POD_GROUP_INQUEUE
+                or pg.status.phase != POD_GROUP_INQUEUE
+                or job is None
+                or job.pod_group is None
+                or job.queue not in self.cache.queues
+            ):
+                return None
+            tasks = job.task_count()
+            running = job.count_with(TaskStatus.RUNNING)
+            if not tasks or tasks != running + job.count_with(TaskStatus.BOUND):
+                return None
+            conditions = [
+                PodGroupCondition(
+                    type=condition.type,
+                    status=condition.status,
+                    transition_id=uid,
+                    reason=condition.reason,
+                    message=condition.message,
+                    last_transition_time=now,
+                )
+                if condition.transition_id == last[1]
+                else condition
+                for condition in state.conditions
+            ]
+            unschedulable = any(
+                c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == uid
+                for c in conditions
+            )
+            phase = pod_group_phase(job, unschedulable)
+            if phase not in SETTLED_PHASES:
+                return None
+            flips.append(
+                PodGroupPhase(
+                    key,
+                    phase,
+                    pg.status.phase,
+                    conditions,
+                    running,
+                    job.count_with(TaskStatus.SUCCEEDED),
+                    job.count_with(TaskStatus.FAILED),
+                )
+            )
+        return flips
 
     def pods_on(self, node: str) -> list[Pod]:
         return [pod for pod in self.cache.pods.values() if pod.spec.node_name == node]

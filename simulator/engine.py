@@ -13,7 +13,12 @@ simulated cluster — there is no second scheduler model. With ``skip_idle_cycle
   ``scheduling_cycles`` counts it, the allocation is sampled — without opening a session. Changes
   are still acted on at the next period boundary, so decisions are those of running every cycle.
   A conf with a plugin that observes the cluster at every session (``huawei-npu``: affinity-cache
-  TTL, fault records) or an undeclared third-party plugin or action runs every such cycle.
+  TTL, fault records) or an undeclared third-party plugin or action runs every such cycle;
+* under the same conf, a cycle is *flipped* when all it would do is write the statuses of the
+  PodGroups the session just before bound and left ``Inqueue`` (a Binding task is not yet
+  scheduled; bound, it is, and the PodGroup turns Running): ``SimCluster.phase_flips`` computes
+  those statuses as the session's job updater would, and they are applied without a session; the
+  cycle is accounted as an elided one is.
 
 The cycle's decision log is applied to the objects as the API server applies it, exactly as
 ``fumarole schedule`` applies it (``ClusterCache.apply``): a bind sets the pod's node (and the chip
@@ -32,7 +37,7 @@ from typing import Any
 import simpy
 from fumarole.framework.cache.objects import Pod
 from fumarole.framework.conf import SchedulerConf, load_conf, parse_conf
-from fumarole.framework.decisions import CycleDecisions
+from fumarole.framework.decisions import CycleDecisions, PodGroupPhase
 from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.settings import Settings
@@ -90,6 +95,7 @@ class Simulation:
         self._last_version = -1
         self._last_busy = True
         self.cycles_elided = 0
+        self.cycles_flipped = 0
         self._elidable_conf = all(
             getattr(plugin.builder, "idle_noop", False) for plugin in self.scheduler.plugins
         ) and all(getattr(action, "idle_noop", False) for action in self.scheduler.actions)
@@ -156,10 +162,16 @@ class Simulation:
         while True:
             changed = self.cluster.version != self._last_version
             if not self.workload.skip_idle_cycles or self._last_busy or changed:
-                if self.workload.skip_idle_cycles and self._elidable_conf and not self.cluster.has_work():
+                if not self.workload.skip_idle_cycles or not self._elidable_conf:
+                    self._run_cycle()
+                elif not self.cluster.has_work():
                     self._elide_cycle()
                 else:
-                    self._run_cycle()
+                    flips = self.cluster.phase_flips(self.scheduler.cycle + 1, self.env.now)
+                    if flips is not None:
+                        self._flip_cycle(flips)
+                    else:
+                        self._run_cycle()
             yield self.env.timeout(period)
 
     def _run_cycle(self) -> None:
@@ -179,6 +191,19 @@ class Simulation:
         self.metrics.scheduling_cycles += 1
         self.cycles_elided += 1
         self._last_busy = False
+        self.cluster.cycle_left_out()
+        self._last_version = self.cluster.version
+        self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
+
+    def _flip_cycle(self, flips: list[PodGroupPhase]) -> None:
+        """A cycle that would only write PodGroup statuses (``SimCluster.phase_flips``): they are
+        written as the API server writes a cycle's, without a session."""
+        self.scheduler.elide_cycle()
+        self.metrics.scheduling_cycles += 1
+        self.cycles_flipped += 1
+        self._last_busy = False
+        self.cluster.apply(CycleDecisions(self.scheduler.cycle, podgroups=flips), self.env.now)
+        self.cluster.cycle_left_out()
         self._last_version = self.cluster.version
         self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
 

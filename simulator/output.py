@@ -49,6 +49,7 @@ def write_outputs(sim: Simulation, summary: dict[str, Any], out: Path, *, wall_c
         "scheduling_cycle_seconds": percentiles(sim.metrics.cycle_seconds),
         "scheduling_cycles": sim.metrics.scheduling_cycles,
         "scheduling_cycles_elided": sim.cycles_elided,
+        "scheduling_cycles_flipped": sim.cycles_flipped,
     }
     (out / "timing.json").write_text(json.dumps(timing, indent=2) + "\n", encoding="utf-8")
     with (out / "events.csv").open("w", newline="", encoding="utf-8") as handle:

@@ -215,6 +215,11 @@ class JobInfo:
         value = memo[key] = compute()
         return value
 
+    def peek_tasks(self) -> dict[str, TaskInfo]:
+        """The tasks, to read only (a cached job's copy does not copy them for this); change a task
+        only through ``tasks``."""
+        return self._tasks
+
     def peek_sub_jobs(self) -> dict[str, SubJobInfo]:
         """The sub-jobs, to read only (a cached job's copy does not copy them for this); change a
         sub-job only through ``sub_jobs``."""

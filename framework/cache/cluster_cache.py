@@ -398,6 +398,12 @@ class ClusterCache:
         with_pods = sorted(first, key=lambda uid: position[first[uid]])
         self._job_order = with_pods + [uid for uid in self.pod_groups if uid not in first]
 
+    def job(self, uid: str) -> JobInfo | None:
+        """The cache's own, current JobInfo of a PodGroup's job (its pods as tasks, brought up to date
+        as ``snapshot()`` would), or None; read-only: a session works on ``JobInfo.session_copy``s."""
+        self._refresh_base()
+        return self._base_jobs.get(uid)
+
     def snapshot(self) -> ClusterSnapshot:
         self._refresh_base()
         jobs = {uid: self._base_jobs[uid] for uid in self._job_order}

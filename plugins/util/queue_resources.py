@@ -30,9 +30,10 @@ if TYPE_CHECKING:
 
 def sch_gated_resources(job: JobInfo) -> Resource:
     """``GetSchGatedPodResources``: Σ requests of the job's scheduling-gated tasks, except those held
-    only by the queue-allocation gate (they stay counted as reserved)."""
+    only by the queue-allocation gate (they stay counted as reserved). Reads the tasks without
+    copying a session's job (``peek_tasks``)."""
     total = Resource()
-    for task in job.tasks.values():
+    for task in job.peek_tasks().values():
         if task.sch_gated and not has_only_queue_allocation_gate(task.pod):
             total.add(task.resreq)
     return total

@@ -1,13 +1,20 @@
-"""Cycles with nothing to act on are elided, and the run is the one of running them.
+"""Cycles with nothing to act on are elided, cycles that would only turn PodGroups from Inqueue to
+Running are replaced by those status writes, and the run is the one of running them.
 
 ``Simulation`` elides a cycle when no pod is pending, every PodGroup is Running or Completed and none
 lost or finished a pod since the last cycle, under a conf whose plugins and actions all declare
-``idle_noop`` (``simulator/engine.py``, docs/simulate.md). Two properties, on workloads that bind,
-preempt, reclaim, restart gangs, fail nodes, replay a trace and apply manifests:
+``idle_noop`` (``simulator/engine.py``, docs/simulate.md); it *flips* one when the only PodGroups
+not Running or Completed are those the session just before bound and left Inqueue
+(``SimCluster.phase_flips``). Three properties, on workloads that bind, preempt, reclaim, restart
+gangs, fail nodes, replay a trace (a small one, and the first part of openb's default trace under
+the default conf) and apply manifests:
 
 * running every such cycle instead gives the same events, summary and PodGroup phases;
 * each elided cycle, really run, decides nothing (no bind, eviction, pipelined pod, nomination) and
-  writes no PodGroup phase other than the one the PodGroup has.
+  writes no PodGroup phase other than the one the PodGroup has;
+* each flipped cycle, really run, decides nothing and writes on the flipped PodGroups exactly the
+  statuses written without it (phase, previous phase, conditions with their transition IDs and
+  times, task counts), and no other PodGroup's phase changes.
 """
 
 from __future__ import annotations
@@ -16,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fumarole.framework.conf import SchedulerConf, parse_conf
+from fumarole.framework.conf import DEFAULT_CONF_TEXT, SchedulerConf, parse_conf
+from fumarole.framework.decisions import CycleDecisions, PodGroupPhase
 from fumarole.framework.registry import Registry
 from fumarole.simulator.engine import Simulation
 from fumarole.simulator.trace import load_openb
@@ -24,6 +32,10 @@ from fumarole.simulator.workload import Workload, load_workload
 from sim_helpers import node_group, standard_conf, workload
 
 ROOT = Path(__file__).resolve().parents[2]
+OPENB = ROOT.parent / "shared" / "data" / "openb"
+"""The openb traces, outside the repository (where the benchmarks read them); skipped when absent."""
+OPENB_HORIZON = 10_000_000.0
+"""The first part of the default trace: 58 pods, 130 cycles (56 with a session, 54 flipped)."""
 
 # conf/npu-inference-training.yaml without huawei-npu (which keeps state across sessions and so is
 # never elided): preempt, reclaim and gangs on the NPU day.
@@ -114,18 +126,30 @@ def manifests(_: Path) -> tuple[Workload, SchedulerConf]:
     return wl, standard_conf()
 
 
+def openb_default(_: Path) -> tuple[Workload, SchedulerConf]:
+    pods, nodes = OPENB / "openb_pod_list_default.csv", OPENB / "openb_node_list_gpu_node.csv"
+    if not pods.exists():
+        pytest.skip(f"{pods} not found (the openb traces are not part of the repository)")
+    registry = Registry()
+    wl = load_openb(pods, nodes, horizon=OPENB_HORIZON)
+    return wl, parse_conf(DEFAULT_CONF_TEXT, "<default conf>", registry)
+
+
 WORKLOADS = [
     pytest.param(npu_day, id="npu-day"),
     pytest.param(trace, id="openb-trace"),
+    pytest.param(openb_default, id="openb-default-trace-start"),
     pytest.param(batch_and_faults, id="batch-and-faults"),
     pytest.param(manifests, id="manifests"),
 ]
 
 
 class VerifyingSimulation(Simulation):
-    """Runs every cycle it would elide, and checks that it decided nothing."""
+    """Runs every cycle it would elide or flip, and checks that it decides nothing but what was left
+    out."""
 
     verified = 0
+    verified_flips = 0
 
     def _elide_cycle(self) -> None:
         phases = {key: pg.status.phase for key, pg in self.cluster.cache.pod_groups.items()}
@@ -142,8 +166,41 @@ class VerifyingSimulation(Simulation):
         self.metrics.scheduling_cycles += 1
         self.cycles_elided += 1
         self._last_busy = False
+        self.cluster.cycle_left_out()
         self._last_version = self.cluster.version
         self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
+
+    def _flip_cycle(self, flips: list[PodGroupPhase]) -> None:
+        phases = {key: pg.status.phase for key, pg in self.cluster.cache.pod_groups.items()}
+        decisions = self.scheduler.run_once(now=self.env.now)
+        assert nothing_decided(decisions), self.env.now
+        written = {state.podgroup: state for state in decisions.podgroups}
+        flipped = {state.podgroup: state for state in flips}
+        assert flipped and {key: written[key] for key in flipped} == flipped, self.env.now
+        others = {key: state.phase for key, state in written.items() if key not in flipped}
+        assert others == {key: phases[key] for key in others}, self.env.now
+        self.verified_flips += 1
+        self.metrics.scheduling_cycles += 1
+        self.cycles_flipped += 1
+        self._last_busy = False
+        self.cluster.apply(decisions, self.env.now)
+        self.cluster.cycle_left_out()
+        self._last_version = self.cluster.version
+        self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
+
+
+def nothing_decided(decisions: CycleDecisions) -> bool:
+    return not (
+        decisions.binds
+        or decisions.evictions
+        or decisions.pipelined
+        or decisions.nominations
+        or decisions.dropped_nominations
+        or decisions.nominated_hyper_nodes
+        or decisions.allocated_hyper_nodes
+        or decisions.events
+        or decisions.pending
+    )
 
 
 def outcome(sim: Simulation) -> tuple[Any, ...]:
@@ -161,7 +218,7 @@ def test_eliding_gives_the_run_of_running_every_cycle(build: Any, tmp_path: Path
     assert elided._elidable_conf
     elided_outcome, every_outcome = outcome(elided), outcome(every)
     assert elided.cycles_elided > 0
-    assert every.cycles_elided == 0
+    assert (every.cycles_elided, every.cycles_flipped) == (0, 0)
     assert elided_outcome == every_outcome
 
 
@@ -171,3 +228,4 @@ def test_an_elided_cycle_would_decide_nothing(build: Any, tmp_path: Path) -> Non
     sim = VerifyingSimulation(wl, conf, registry=Registry())
     sim.run()
     assert sim.verified == sim.cycles_elided > 0
+    assert sim.verified_flips == sim.cycles_flipped

@@ -155,11 +155,15 @@ def test_out_writes_every_file(workdir: Path) -> None:
         "scheduling_cycle_seconds",
         "scheduling_cycles",
         "scheduling_cycles_elided",
+        "scheduling_cycles_flipped",
     ]
     assert timing["scheduling_cycles"] == summary["scheduling_cycles"]
-    # elided cycles (nothing to act on) are counted but not timed: they open no session.
+    # elided cycles (nothing to act on) and flipped ones (PodGroup statuses only) are counted but
+    # not timed: they open no session.
     assert (
-        timing["scheduling_cycle_seconds"]["count"] + timing["scheduling_cycles_elided"]
+        timing["scheduling_cycle_seconds"]["count"]
+        + timing["scheduling_cycles_elided"]
+        + timing["scheduling_cycles_flipped"]
         == summary["scheduling_cycles"]
     )
     with (out / "events.csv").open(encoding="utf-8", newline="") as handle:
