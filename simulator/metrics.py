@@ -101,6 +101,9 @@ class Metrics:
         self.pulled_gb = TimeSeries()
         self.image_pulls = 0
         self.image_pull_bytes = 0.0
+        self.image_layers_pulled = 0
+        self.image_peer_bytes = 0.0
+        self.image_prepull_bytes = 0.0
         self.evictions = 0
         self.eviction_events = 0
         self.gangs_broken = 0
@@ -128,9 +131,12 @@ class Metrics:
         if self.total_gpus:
             self.gpu_allocation.set(time, gpus / self.total_gpus)
 
-    def pulled(self, time: float, size_bytes: float) -> None:
+    def pulled(self, time: float, size_bytes: float, *, layers: int = 1, from_peers: float = 0.0) -> None:
+        """An image pull fetched ``size_bytes`` (``from_peers`` of them from other nodes) in ``layers``."""
         self.image_pulls += 1
         self.image_pull_bytes += size_bytes
+        self.image_layers_pulled += layers
+        self.image_peer_bytes += from_peers
         self.pulled_gb.set(time, self.image_pull_bytes / 1e9)
 
     def summary(self, records: list[PodRecord], horizon: float, wall_seconds: float | None) -> dict[str, Any]:
@@ -176,4 +182,16 @@ class Metrics:
             "scheduling_cycles": self.scheduling_cycles,
             "sim_seconds": horizon,
             "wall_seconds": round(wall_seconds, 3) if wall_seconds is not None else None,
+            "image_layers_pulled": self.image_layers_pulled,
+            "image_pull_gb_from_registry": round((self.image_pull_bytes - self.image_peer_bytes) / 1e9, 6),
+            "image_pull_gb_from_peers": round(self.image_peer_bytes / 1e9, 6),
+            "image_prepull_gb": round(self.image_prepull_bytes / 1e9, 6),
+            "pod_started_latency_s": {
+                "first": percentiles(
+                    [r.started - r.created for r in records if r.started is not None and not r.recreated]
+                ),
+                "recreated": percentiles(
+                    [r.started - r.created for r in records if r.started is not None and r.recreated]
+                ),
+            },
         }
