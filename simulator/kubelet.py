@@ -125,7 +125,8 @@ class Kubelet:
             self.fetching[digest] = sim.env.event()
         for _, flow, _ in flows:
             yield flow.done
-        yield from waits
+        for event in waits:  # noqa: UP028 (SimPy sends values into the generator: no list iterator)
+            yield event
         unpack = state.group.unpack_gbps
         if unpack is not None and fetched > 0:
             yield sim.env.timeout(fetched * 8 / (unpack * 1e9))

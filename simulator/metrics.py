@@ -27,13 +27,19 @@ excess_evictions                evictions no placement of their cycle needed (``
                                 excess_evictions``, summed; fumarole's actions keep it 0)
 npu_allocation_ratio_mean       time-weighted mean of allocated NPUs / total NPUs over the horizon
 gpu_allocation_ratio_mean       the same for GPUs (whole GPUs plus openb GPU shares, in milli-GPUs)
-inference_scale_up_latency_s    time from a scale-up to the new replica Running, p50/p95/p99
+inference_scale_up_latency_s    time from a scale-up to the new replica started, p50/p95/p99
 training_goodput                useful training seconds x NPUs over NPU-seconds held by training pods
 training_jobs_completed         training jobs that finished their work
 scheduling_cycles               cycles run (idle cycles skipped are not counted)
 sim_seconds                     simulated time
 wall_seconds                    wall-clock time of the run when recorded (``--wall-clock``), else
                                 null, so that summary.json is byte-identical for the same inputs
+image_layers_pulled             layers fetched by image pulls
+image_pull_gb_from_registry     image_pull_gb fetched from the registry
+image_pull_gb_from_peers        image_pull_gb fetched from other nodes (``registry.peer_to_peer``)
+image_prepull_gb                GB a pre-pull DaemonSet put on the nodes before the run
+pod_started_latency_s           creation -> started (framework up, checkpoint loaded), like
+                                pod_start_latency_s
 ==============================  =================================================================
 """
 

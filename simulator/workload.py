@@ -20,7 +20,8 @@ bandwidths in Gbit/s. Unknown keys are errors, reported with the file and the ke
         pull_bandwidth_gbps: 1
       queues: [{name: training, weight: 1}, {name: inference, weight: 1}]
       priority_classes: [{name: inference-high, value: 1000}]
-    images: [{name: train:v1, size_gb: 30}, {name: infer:v1, size_gb: 20}]
+    images: [{name: train:v1, size_gb: 30}, {name: infer:v1, size_gb: 20}]   # or layers: [{digest, size_gb}]
+    registry: {bandwidth_gbps: 20}   # egress shared by every pull in flight (unset: no limit)
     jobs:                          # training gangs (Volcano Job style)
     - {name: llm, duration: 72000, replicas: 16, npus_per_pod: 8, image: train:v1, queue: training}
     inference:                     # Deployments whose replicas follow traffic

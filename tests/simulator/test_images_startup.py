@@ -133,6 +133,26 @@ def test_second_image_pulls_only_its_own_layers() -> None:
     assert sorted(sim.cluster.nodes["n-00"].cache.images()) == ["a-app", "b-app", "cann"]
 
 
+def test_parallel_pulls_fetch_a_shared_layer_once() -> None:
+    # parallel pulls on one 1 Gbit/s node, both bound at 5: p1 (a) fetches cann (64 Gbit) and a-app
+    # (16), p2 (b) fetches b-app (8) and waits for p1's cann. Three downloads at 1/3 Gbit/s: b-app
+    # lands at 5 + 24 = 29 (8 of cann and a-app done); then 0.5 each: a-app's 8 left land at 45, cann
+    # has 48 left, alone at 1 Gbit/s: 93. Both pods Running at 93; cann was fetched once: 11 GB.
+    sim, summary = simulate(
+        workload(
+            cluster={"node_groups": [node_group("n", pull_bandwidth_gbps=1, serialize_image_pulls=False)]},
+            images=LAYERED,
+            batch=[pod("p1", "a", cpu="1"), pod("p2", "b", arrival=1, cpu="1")],
+        )
+    )
+    assert running(sim) == {"batch/p1": 93.0, "batch/p2": 93.0}
+    assert events(sim, "pull-start") == [
+        (5, "pull-start", "batch/p1", "n-00", "a 10GB"),
+        (5, "pull-start", "batch/p2", "n-00", "b 1GB"),
+    ]
+    assert (summary["image_pulls"], summary["image_pull_gb"], summary["image_layers_pulled"]) == (2, 11.0, 3)
+
+
 def test_a_shared_layer_in_use_is_not_evicted() -> None:
     # a 10 GB cache: p1 (image a, 10 GB) runs from 85 and holds cann and a-app. p2 (image b) at 200 needs
     # b-app (1 GB): room is made by evicting unused layers only, and none is unused, so the node
