@@ -46,7 +46,7 @@ from fumarole.framework.settings import Settings
 from .image_cache import ImageCache
 from .super_pods import device_info_config_map
 from .trace import GPU_MILLI
-from .workload import FaultSpec, NodeGroup, PodShape, Workload
+from .workload import FaultSpec, NodeGroup, PodShape, StartupSpec, Workload
 
 if TYPE_CHECKING:
     from fumarole.framework.decisions import CycleDecisions
@@ -83,6 +83,12 @@ class PodRecord:
     end_reason: str = ""
     pulled: bool = False
     accelerators_released: bool = False
+    startup: StartupSpec | None = None
+    """Start-up phases after the image is on the node (None: none, the pod starts at once)."""
+    started: float | None = None
+    """When the framework finished starting (after ``running``); the pod's controller is told then."""
+    image_held: bool = False
+    """The pod's container holds its image's layers (they cannot be evicted) until it ends."""
 
 
 @dataclass
@@ -106,7 +112,9 @@ class SimCluster:
         self.records: dict[str, PodRecord] = {}
         self.history: dict[tuple[str, int], str] = {}
         self.nodes: dict[str, NodeState] = {}
-        self.images = {image.name: image.size_gb * GB for image in workload.images}
+        self.image_layers = {image.name: image.layer_sizes() for image in workload.images}
+        """Each image's layers, (digest, bytes), base first."""
+        self.images = {name: sum(size for _, size in layers) for name, layers in self.image_layers.items()}
         self._uid_counter = 0
         self._maybe_pending: dict[str, None] = {}
         """Pod keys created or re-applied that were not yet seen bound, deleting or gone (ordered)."""
@@ -130,6 +138,17 @@ class SimCluster:
                     group.npu.chips if group.npu is not None else 0,
                     group.gpus * 1000 + _milli(group.resources.get(GPU_MILLI, 0)),
                 )
+        self.prepulled_bytes = 0.0
+        """Bytes a pre-pull DaemonSet put on the nodes before the run (``images[].prepull``)."""
+        for state in self.nodes.values():
+            for image in workload.images:
+                if image.prepull:
+                    for digest, size in image.layer_sizes():
+                        if size > 0 and digest not in state.cache:
+                            state.cache.add(digest, size)
+                            self.prepulled_bytes += size
+                        if size > 0:
+                            state.cache.acquire(digest)  # the DaemonSet's pod keeps running from it
         for queue in workload.cluster.queues:
             objects.append(
                 build_queue(
@@ -323,6 +342,7 @@ class SimCluster:
             created=now,
             recreated=bool(previous),
             previous_node=previous,
+            startup=shape.startup,
         )
         self.records[uid] = record
         self.version += 1

@@ -30,6 +30,7 @@ world reacts over time: the node's kubelet starts a bound pod; an evicted pod is
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Generator
 from typing import Any
@@ -47,7 +48,12 @@ from .controllers import BatchPod, Controller, InferenceService, Manifests, Trai
 from .faults import run_fault
 from .kubelet import Kubelet
 from .metrics import Metrics
+from .network import Link, Network
 from .workload import Workload, manifest_objects
+
+
+def _bits_per_second(gbps: float | None) -> float:
+    return gbps * 1e9 if gbps is not None else math.inf
 
 
 def load_scheduler_conf(
@@ -89,6 +95,11 @@ class Simulation:
         self.cluster = SimCluster(workload, self.settings)
         self.metrics = Metrics(self.cluster.total_npus, self.cluster.total_gpu_milli)
         self.scheduler = Scheduler(conf, self.cluster.cache, registry=registry, settings=self.settings)
+        self.network = Network(self.env)
+        """Layer downloads and checkpoint loads in flight, sharing the links below fairly."""
+        self.registry = Link("registry", _bits_per_second(workload.registry.bandwidth_gbps))
+        self.storage = Link("storage", _bits_per_second(workload.storage.bandwidth_gbps))
+        self.metrics.image_prepull_bytes = self.cluster.prepulled_bytes
         self.kubelets = {name: Kubelet(self, name) for name in self.cluster.nodes}
         self.controllers: dict[str, Controller] = {}
         self.progress = progress
@@ -315,11 +326,10 @@ class Simulation:
             return
         record, pod = live
         node = pod.spec.node_name
-        was_running = record.running is not None
         self.cluster.set_phase(record.key, "Succeeded", self.env.now)
         record.ended = self.env.now
         record.end_reason = "succeeded"
-        if was_running and node:
+        if record.image_held and node:
             self.kubelets[node].stopped(record.image)
         self.metrics.log(self.env.now, "gone", record.key, node, "succeeded")
         self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
@@ -341,10 +351,9 @@ class Simulation:
         record, pod = live
         group = f"{pod.metadata.namespace}/{pod.metadata.annotations.get('scheduling.k8s.io/group-name', '')}"
         self._pod_groups[uid] = group
-        was_running = record.running is not None
         node = pod.spec.node_name
         self.cluster.delete_pod(record.key, self.env.now, reason)
-        if was_running and node:
+        if record.image_held and node:
             self.kubelets[node].stopped(record.image)
         self.metrics.log(self.env.now, "gone", record.key, node, f"{reason} {detail}".strip())
         self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)

@@ -1,8 +1,11 @@
 """A node's container image cache: a disk budget with least-recently-used eviction.
 
-An image is *used* while a pod on the node runs from it; used images are never evicted. Adding an
-image makes room by evicting unused images, least recently used first; when the used images alone
-exceed the budget the cache keeps them all (the node overcommits its disk rather than killing pods).
+It holds content-addressed layers (an image given by size alone is one layer named after it; the
+kubelet, ``simulator/kubelet.py``, maps images to layers). A layer is *used* while a pod on the node
+runs from an image containing it, a pull under way needs it, a peer is fetching it from this node or a
+pre-pull DaemonSet keeps it; used layers are never evicted. Adding a layer makes room by evicting
+unused layers, least recently used first; when the used layers alone exceed the budget the cache
+keeps them all (the node overcommits its disk rather than killing pods).
 """
 
 from __future__ import annotations

@@ -27,13 +27,19 @@ excess_evictions                evictions no placement of their cycle needed (``
                                 excess_evictions``, summed; fumarole's actions keep it 0)
 npu_allocation_ratio_mean       time-weighted mean of allocated NPUs / total NPUs over the horizon
 gpu_allocation_ratio_mean       the same for GPUs (whole GPUs plus openb GPU shares, in milli-GPUs)
-inference_scale_up_latency_s    time from a scale-up to the new replica Running, p50/p95/p99
+inference_scale_up_latency_s    time from a scale-up to the new replica started, p50/p95/p99
 training_goodput                useful training seconds x NPUs over NPU-seconds held by training pods
 training_jobs_completed         training jobs that finished their work
 scheduling_cycles               cycles run (idle cycles skipped are not counted)
 sim_seconds                     simulated time
 wall_seconds                    wall-clock time of the run when recorded (``--wall-clock``), else
                                 null, so that summary.json is byte-identical for the same inputs
+image_layers_pulled             layers fetched by image pulls
+image_pull_gb_from_registry     image_pull_gb fetched from the registry
+image_pull_gb_from_peers        image_pull_gb fetched from other nodes (``registry.peer_to_peer``)
+image_prepull_gb                GB a pre-pull DaemonSet put on the nodes before the run
+pod_started_latency_s           creation -> started (framework up, checkpoint loaded), like
+                                pod_start_latency_s
 ==============================  =================================================================
 """
 
@@ -101,6 +107,9 @@ class Metrics:
         self.pulled_gb = TimeSeries()
         self.image_pulls = 0
         self.image_pull_bytes = 0.0
+        self.image_layers_pulled = 0
+        self.image_peer_bytes = 0.0
+        self.image_prepull_bytes = 0.0
         self.evictions = 0
         self.eviction_events = 0
         self.gangs_broken = 0
@@ -128,9 +137,12 @@ class Metrics:
         if self.total_gpus:
             self.gpu_allocation.set(time, gpus / self.total_gpus)
 
-    def pulled(self, time: float, size_bytes: float) -> None:
+    def pulled(self, time: float, size_bytes: float, *, layers: int = 1, from_peers: float = 0.0) -> None:
+        """An image pull fetched ``size_bytes`` (``from_peers`` of them from other nodes) in ``layers``."""
         self.image_pulls += 1
         self.image_pull_bytes += size_bytes
+        self.image_layers_pulled += layers
+        self.image_peer_bytes += from_peers
         self.pulled_gb.set(time, self.image_pull_bytes / 1e9)
 
     def summary(self, records: list[PodRecord], horizon: float, wall_seconds: float | None) -> dict[str, Any]:
@@ -176,4 +188,16 @@ class Metrics:
             "scheduling_cycles": self.scheduling_cycles,
             "sim_seconds": horizon,
             "wall_seconds": round(wall_seconds, 3) if wall_seconds is not None else None,
+            "image_layers_pulled": self.image_layers_pulled,
+            "image_pull_gb_from_registry": round((self.image_pull_bytes - self.image_peer_bytes) / 1e9, 6),
+            "image_pull_gb_from_peers": round(self.image_peer_bytes / 1e9, 6),
+            "image_prepull_gb": round(self.image_prepull_bytes / 1e9, 6),
+            "pod_started_latency_s": {
+                "first": percentiles(
+                    [r.started - r.created for r in records if r.started is not None and not r.recreated]
+                ),
+                "recreated": percentiles(
+                    [r.started - r.created for r in records if r.started is not None and r.recreated]
+                ),
+            },
         }

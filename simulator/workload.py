@@ -20,7 +20,8 @@ bandwidths in Gbit/s. Unknown keys are errors, reported with the file and the ke
         pull_bandwidth_gbps: 1
       queues: [{name: training, weight: 1}, {name: inference, weight: 1}]
       priority_classes: [{name: inference-high, value: 1000}]
-    images: [{name: train:v1, size_gb: 30}, {name: infer:v1, size_gb: 20}]
+    images: [{name: train:v1, size_gb: 30}, {name: infer:v1, size_gb: 20}]   # or layers: [{digest, size_gb}]
+    registry: {bandwidth_gbps: 20}   # egress shared by every pull in flight (unset: no limit)
     jobs:                          # training gangs (Volcano Job style)
     - {name: llm, duration: 72000, replicas: 16, npus_per_pod: 8, image: train:v1, queue: training}
     inference:                     # Deployments whose replicas follow traffic
@@ -40,6 +41,7 @@ bandwidths in Gbit/s. Unknown keys are errors, reported with the file and the ke
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -114,12 +116,31 @@ class NodeGroup(_Model):
     pull_bandwidth_gbps: float = Field(1.0, gt=0)
     super_pod_size: int | None = Field(None, ge=1)
     rack_size: int | None = Field(None, ge=1)
+    serialize_image_pulls: bool = True
+    """The kubelet's ``serializeImagePulls`` (Kubernetes' default: true): one image pull at a time."""
+    max_parallel_image_pulls: int | None = Field(None, ge=1)
+    """The kubelet's ``maxParallelImagePulls`` when pulls are not serialized (unset: no limit)."""
+    unpack_gbps: float | None = Field(None, gt=0)
+    """Decompress-and-unpack rate of the node's container runtime, Gbit/s of layer data (unset: instant)."""
 
     @model_validator(mode="after")
     def _names(self) -> NodeGroup:
         if self.names is not None and len(self.names) != self.count:
             raise ValueError(f"names lists {len(self.names)} nodes but count is {self.count}")
+        parallel = self.max_parallel_image_pulls
+        if self.serialize_image_pulls and parallel is not None and parallel > 1:
+            # the kubelet's own validation (pkg/kubelet/apis/config/validation/validation.go)
+            raise ValueError(
+                f"max_parallel_image_pulls {parallel} needs serialize_image_pulls: false "
+                "(the kubelet accepts only 1 or unset when pulls are serialized)"
+            )
         return self
+
+    @property
+    def image_pull_slots(self) -> int | None:
+        """Image pulls the kubelet runs at once: 1 when serialized, else ``max_parallel_image_pulls``
+        (None: no limit)."""
+        return 1 if self.serialize_image_pulls else self.max_parallel_image_pulls
 
     def node_names(self) -> list[str]:
         """``<name>-00`` … unless explicit ``names`` are given."""
@@ -174,9 +195,70 @@ class ClusterSpec(_Model):
         return [name for group in self.node_groups for name in group.node_names()]
 
 
+class LayerSpec(_Model):
+    """One content-addressed layer of an image; images naming the same digest share it on a node."""
+
+    digest: str = Field(min_length=1)
+    size_gb: float = Field(ge=0)
+
+
 class ImageSpec(_Model):
     name: str
-    size_gb: float = Field(ge=0)
+    size_gb: float | None = Field(None, ge=0)
+    """The image's size; with ``layers``, their sum (it may be left out)."""
+    layers: list[LayerSpec] | None = Field(None, min_length=1)
+    """The image's layers, base first; unset: one layer of ``size_gb`` whose digest is the image's name."""
+    prepull: bool = False
+    """Pre-pulled on every node by a DaemonSet before the run starts, and kept (its pod holds it)."""
+
+    @model_validator(mode="after")
+    def _size(self) -> ImageSpec:
+        if self.layers is None:
+            if self.size_gb is None:
+                raise ValueError("give size_gb or layers")
+            return self
+        digests = [layer.digest for layer in self.layers]
+        twice = sorted(digest for digest, count in Counter(digests).items() if count > 1)
+        if twice:
+            raise ValueError(f"layers: digest {twice[0]!r} is listed twice")
+        total = sum(layer.size_gb for layer in self.layers)
+        if self.size_gb is not None and not math.isclose(self.size_gb, total, rel_tol=1e-9, abs_tol=1e-9):
+            raise ValueError(f"size_gb {self.size_gb:g} is not the sum of its layers' size_gb ({total:g})")
+        return self
+
+    def layer_sizes(self) -> list[tuple[str, float]]:
+        """(digest, bytes) of each layer, base first."""
+        if self.layers is None:
+            return [(self.name, (self.size_gb or 0.0) * 1e9)]
+        return [(layer.digest, layer.size_gb * 1e9) for layer in self.layers]
+
+
+class StartupSpec(_Model):
+    """A container's start after its image is on the node: the sandbox and device allocation (the pod
+    is Running after it), then the framework's start (rank table / HCCL setup, then the checkpoint
+    loaded from shared storage at ``storage.bandwidth_gbps``); the pod counts as started after both."""
+
+    sandbox_s: float = Field(0.0, ge=0)
+    framework_s: float = Field(0.0, ge=0)
+    checkpoint_gb: float = Field(0.0, ge=0)
+
+
+class RegistrySpec(_Model):
+    """The image registry every pull goes to."""
+
+    bandwidth_gbps: float | None = Field(None, gt=0)
+    """Egress bandwidth, shared fairly by every layer download in flight (unset: no limit, each pull
+    runs at its node's ``pull_bandwidth_gbps``)."""
+    peer_to_peer: bool = False
+    """A layer held by another node is fetched from that node (peer uplink and this node's link, not the
+    registry), as Dragonfly or Spegel distribute images."""
+
+
+class StorageSpec(_Model):
+    """The shared storage checkpoints are loaded from."""
+
+    bandwidth_gbps: float | None = Field(None, gt=0)
+    """Read bandwidth shared fairly by every checkpoint load in flight (needed by ``checkpoint_gb``)."""
 
 
 class PodShape(_Model):
@@ -195,6 +277,7 @@ class PodShape(_Model):
     labels: dict[str, str] = Field(default_factory=dict)
     annotations: dict[str, str] = Field(default_factory=dict)
     preemptable: bool | None = None
+    startup: StartupSpec = Field(default_factory=StartupSpec)
 
 
 class TrainingJobSpec(PodShape):
@@ -316,6 +399,8 @@ class Workload(_Model):
     batch: list[BatchPodSpec] = Field(default_factory=list)
     manifests: list[ManifestSpec] = Field(default_factory=list)
     faults: list[FaultSpec] = Field(default_factory=list)
+    registry: RegistrySpec = Field(default_factory=RegistrySpec)
+    storage: StorageSpec = Field(default_factory=StorageSpec)
     _source: str = PrivateAttr("<workload>")
 
     @property
@@ -352,6 +437,22 @@ class Workload(_Model):
                     raise ValueError(
                         f"{where}: priority_class {item.priority_class!r} is not in cluster.priority_classes"
                     )
+                if item.startup.checkpoint_gb > 0 and self.storage.bandwidth_gbps is None:
+                    raise ValueError(
+                        f"{where}: startup.checkpoint_gb needs storage.bandwidth_gbps "
+                        "(the rate it is loaded at)"
+                    )
+        seen: dict[str, tuple[float, str]] = {}
+        for index, image in enumerate(self.images):
+            for digest, size in image.layer_sizes():
+                where = f"images[{index}] ({image.name})"
+                if digest in seen and seen[digest][0] != size:
+                    first_size, first = seen[digest]
+                    raise ValueError(
+                        f"{where}: layer {digest!r} is {size / 1e9:g} GB here but {first_size / 1e9:g} GB "
+                        f"in {first}"
+                    )
+                seen.setdefault(digest, (size, where))
         groups = {name: group for group in self.cluster.node_groups for name in group.node_names()}
         for index, fault in enumerate(self.faults):
             if fault.node not in nodes:

@@ -160,6 +160,11 @@ SUMMARY_KEYS = [
     "scheduling_cycles",
     "sim_seconds",
     "wall_seconds",
+    "image_layers_pulled",
+    "image_pull_gb_from_registry",
+    "image_pull_gb_from_peers",
+    "image_prepull_gb",
+    "pod_started_latency_s",
 ]
 """summary.json's keys, in their documented, fixed order."""
 

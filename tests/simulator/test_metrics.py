@@ -96,6 +96,11 @@ def test_summary_keys_are_stable() -> None:
         "scheduling_cycles": 1,
         "sim_seconds": 1000.0,
         "wall_seconds": None,
+        "image_layers_pulled": 0,
+        "image_pull_gb_from_registry": 0.0,
+        "image_pull_gb_from_peers": 0.0,
+        "image_prepull_gb": 0.0,
+        "pod_started_latency_s": {"first": NONE, "recreated": NONE},
     }
 
 

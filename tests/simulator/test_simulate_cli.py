@@ -118,6 +118,8 @@ def test_schema(tmp_path: Path) -> None:
         "batch",
         "manifests",
         "faults",
+        "registry",
+        "storage",
     ]
     assert schema["required"] == ["cluster"]
     assert schema["additionalProperties"] is False
