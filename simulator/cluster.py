@@ -74,6 +74,10 @@ class PodRecord:
     end_reason: str = ""
     pulled: bool = False
     accelerators_released: bool = False
+    image_on_node: bool | None = None
+    """Whether the node held the pod's image when the pod was bound (``outcomes.assess_bind``)."""
+    return_possible: bool | None = None
+    """For a re-created pod: whether its previous node could take it when it was bound."""
 
 
 @dataclass

@@ -35,6 +35,9 @@ sim_seconds                     simulated time
 wall_seconds                    wall-clock time of the run when recorded (``--wall-clock``), else
                                 null, so that summary.json is byte-identical for the same inputs
 ==============================  =================================================================
+
+The keys after ``wall_seconds`` (gang restarts, returns that were possible, images on the node at
+bind, eviction impact) are ``outcomes.py``'s.
 """
 
 from __future__ import annotations

@@ -160,6 +160,11 @@ SUMMARY_KEYS = [
     "scheduling_cycles",
     "sim_seconds",
     "wall_seconds",
+    "recreated_pods_unbound_at_end",
+    "return_to_origin",
+    "image_on_node_at_bind",
+    "gang_restarts",
+    "eviction_impact",
 ]
 """summary.json's keys, in their documented, fixed order."""
 
