@@ -1,7 +1,8 @@
 """The plots of ``fumarole simulate``: one run's, and, with ``--compare``, one figure per metric with
 every conf on it.
 
-Per run (``DIR/<conf>/`` with ``--compare``): ``allocation.png`` (NPU/GPU allocation over time),
+Per run (``DIR/<conf>/`` with ``--compare``): ``allocation.png`` (NPU/GPU allocation over time, the
+faults and the cycles that evicted marked),
 ``latency.png`` (CDF of pod start latency, first and re-created starts), ``image_pulls.png`` (GB
 pulled over time). With ``--compare`` also, in ``DIR/``: the same three figures with every conf on
 the same axes, one colour per conf, titles naming the confs. Start latencies span 0 s (image cached)
@@ -40,6 +41,17 @@ def _step(sim: Simulation, series: Any, *, start_at_zero: bool = False) -> tuple
     return times, values
 
 
+def _mark_disruptions(axis: Any, sim: Simulation) -> None:
+    """Faults (red, from their start) and the cycles that evicted (grey): where allocation dips."""
+    for index, fault in enumerate(sim.workload.faults):
+        label = "fault" if index == 0 else None
+        axis.axvline(fault.at / 3600, color="red", linestyle=":", linewidth=0.8, label=label)
+    evictions = sorted({event.time for event in sim.metrics.events if event.event == "evict"})
+    for index, at in enumerate(evictions):
+        label = "cycles that evicted" if index == 0 else None
+        axis.axvline(at / 3600, color="grey", linestyle="--", linewidth=0.6, label=label)
+
+
 def _latencies(sim: Simulation, recreated: bool) -> list[float]:
     return sorted(
         r.running - r.created
@@ -72,6 +84,7 @@ def write_plots(sim: Simulation, out: Path) -> None:
     for label, series in (("NPU", sim.metrics.npu_allocation), ("GPU", sim.metrics.gpu_allocation)):
         if series.points:
             axis.step(*_step(sim, series), where="post", label=label)
+    _mark_disruptions(axis, sim)
     axis.set_xlabel("simulated hours")
     axis.set_ylabel("allocated / total")
     axis.set_ylim(0, 1.05)
@@ -118,6 +131,7 @@ def write_comparison_plots(titles: Sequence[str], sims: Sequence[Simulation], ou
             if series.points:
                 style_of = {"color": colour, "linestyle": style, "linewidth": width}
                 axis.step(*_step(sim, series), where="post", label=f"{title} {label}", **style_of)
+    _mark_disruptions(axis, sims[0])
     axis.set_xlabel("simulated hours")
     axis.set_ylabel("allocated / total")
     axis.set_ylim(0, 1.05)
