@@ -89,6 +89,10 @@ class PodRecord:
     """When the framework finished starting (after ``running``); the pod's controller is told then."""
     image_held: bool = False
     """The pod's container holds its image's layers (they cannot be evicted) until it ends."""
+    image_on_node: bool | None = None
+    """Whether the node held the pod's image when the pod was bound (``outcomes.assess_bind``)."""
+    return_possible: bool | None = None
+    """For a re-created pod: whether its previous node could take it when it was bound."""
 
 
 @dataclass

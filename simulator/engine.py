@@ -49,6 +49,7 @@ from .faults import run_fault
 from .kubelet import Kubelet
 from .metrics import Metrics
 from .network import Link, Network
+from .outcomes import GangTracker, assess_bind, outcome_summary
 from .workload import Workload, manifest_objects
 
 
@@ -94,6 +95,7 @@ class Simulation:
         self.env = simpy.Environment()
         self.cluster = SimCluster(workload, self.settings)
         self.metrics = Metrics(self.cluster.total_npus, self.cluster.total_gpu_milli)
+        self.gangs = GangTracker()
         self.scheduler = Scheduler(conf, self.cluster.cache, registry=registry, settings=self.settings)
         self.network = Network(self.env)
         """Layer downloads and checkpoint loads in flight, sharing the links below fairly."""
@@ -160,7 +162,17 @@ class Simulation:
         self.env.run(until=self.workload.horizon)
         self._account_training(self.workload.horizon)
         self.wall_seconds = time.perf_counter() - started
-        return self.metrics.summary(list(self.cluster.records.values()), self.workload.horizon, None)
+        summary = self.metrics.summary(list(self.cluster.records.values()), self.workload.horizon, None)
+        summary.update(
+            outcome_summary(
+                self.gangs,
+                self.cluster.records,
+                self.workload.horizon,
+                self.metrics.evictions,
+                self.metrics.eviction_events,
+            )
+        )
+        return summary
 
     def _report_progress(self) -> Generator[Any, Any, None]:
         step = max(self.workload.horizon / 200, self.workload.schedule_period)
@@ -232,6 +244,11 @@ class Simulation:
                 self.metrics.evicted_by(action, len(pods), self._gangs_broken(pods))
             self.metrics.excess_evictions += decisions.excess_evictions
         evicted = [(eviction, self.cluster.pod(eviction.pod)) for eviction in decisions.evictions]
+        for bind in decisions.binds:
+            pod = self.cluster.pod(bind.pod)
+            record = self.cluster.records.get(pod.metadata.uid) if pod is not None else None
+            if pod is not None and record is not None:
+                assess_bind(self.cluster, record, pod, bind.node)
         for record in self.cluster.apply(decisions, now):
             self.metrics.log(
                 now, "bind", record.key, record.node, "recreated" if record.recreated else "first"
@@ -313,6 +330,11 @@ class Simulation:
                 self.env.process(self._delete_after_grace(uid, reason))
             return
         self._remove(uid, reason)
+
+    def pod_deleting(self, uid: str) -> bool:
+        """Whether a pod that still exists is being deleted (or is gone)."""
+        live = self._live(uid)
+        return live is None or live[1].metadata.deletion_timestamp is not None
 
     def finish_pod(self, uid: str, reason: str) -> None:
         """A pod's work is over (it succeeded): it leaves at once."""

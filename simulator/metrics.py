@@ -41,6 +41,9 @@ image_prepull_gb                GB a pre-pull DaemonSet put on the nodes before 
 pod_started_latency_s           creation -> started (framework up, checkpoint loaded), like
                                 pod_start_latency_s
 ==============================  =================================================================
+
+The keys after ``wall_seconds`` (gang restarts, returns that were possible, images on the node at
+bind, eviction impact) are ``outcomes.py``'s.
 """
 
 from __future__ import annotations

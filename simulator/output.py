@@ -37,7 +37,9 @@ def with_warnings(sim: Simulation, summary: dict[str, Any]) -> dict[str, Any]:
     return {**summary, "warnings": simulation_warnings(sim).to_json()}
 
 
-def write_outputs(sim: Simulation, summary: dict[str, Any], out: Path, *, wall_clock: bool) -> None:
+def write_outputs(
+    sim: Simulation, summary: dict[str, Any], out: Path, *, wall_clock: bool, plots: bool = True
+) -> None:
     out.mkdir(parents=True, exist_ok=True)
     if "warnings" not in summary:
         summary = with_warnings(sim, summary)
@@ -57,62 +59,54 @@ def write_outputs(sim: Simulation, summary: dict[str, Any], out: Path, *, wall_c
         writer.writerow(["time", "event", "pod", "node", "detail"])
         for event in sim.metrics.events:
             writer.writerow([f"{event.time:.3f}", event.event, event.pod, event.node, event.detail])
-    write_plots(sim, out)
+    write_gangs(sim, out / "gangs.csv")
+    if plots:
+        write_plots(sim, out)
+
+
+GANG_COLUMNS = [
+    "job",
+    "restart_at",
+    "cause",
+    "cause_pod",
+    "pods_stopped",
+    "recreated_at",
+    "all_bound_at",
+    "all_running_at",
+    "outcome",
+    "ranks",
+    "ranks_returned",
+    "all_ranks_returned",
+    "time_to_run_s",
+    "start_after_bind_s",
+    "npu_hours_idle",
+]
+
+
+def write_gangs(sim: Simulation, path: Path) -> None:
+    """``gangs.csv``: one row per gang restart (``outcomes.GangTracker.rows``)."""
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, float):
+            return f"{value:.3f}" if not value.is_integer() else f"{value:.1f}"
+        return str(value)
+
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(GANG_COLUMNS)
+        for row in sim.gangs.rows(sim.cluster.records, sim.workload.horizon):
+            writer.writerow([cell(row[column]) for column in GANG_COLUMNS])
 
 
 def write_plots(sim: Simulation, out: Path) -> None:
-    import matplotlib
+    """One run's figures (``plots.write_plots``)."""
+    from .plots import write_plots as plot_run
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    horizon = sim.workload.horizon
-    figure, axis = plt.subplots(figsize=(8, 3.5))
-    for label, series in (("NPU", sim.metrics.npu_allocation), ("GPU", sim.metrics.gpu_allocation)):
-        if series.points:
-            times = [t / 3600 for t, _ in series.points] + [horizon / 3600]
-            values = [v for _, v in series.points] + [series.points[-1][1]]
-            axis.step(times, values, where="post", label=label)
-    axis.set_xlabel("simulated hours")
-    axis.set_ylabel("allocated / total")
-    axis.set_ylim(0, 1.05)
-    axis.set_title("Accelerator allocation over time")
-    if axis.get_lines():
-        axis.legend(loc="lower right")
-    figure.tight_layout()
-    figure.savefig(out / "allocation.png", dpi=110)
-    plt.close(figure)
-
-    figure, axis = plt.subplots(figsize=(8, 3.5))
-    records = list(sim.cluster.records.values())
-    for label, recreated in (("first start", False), ("re-created", True)):
-        values = sorted(
-            r.running - r.created for r in records if r.running is not None and r.recreated == recreated
-        )
-        if values:
-            fractions = [(i + 1) / len(values) for i in range(len(values))]
-            axis.plot(values, fractions, label=f"{label} ({len(values)})")
-    axis.set_xlabel("pod start latency (s)")
-    axis.set_ylabel("fraction of pods")
-    axis.set_title("Pod start latency (creation to running)")
-    if axis.get_lines():
-        axis.legend(loc="lower right")
-    figure.tight_layout()
-    figure.savefig(out / "latency.png", dpi=110)
-    plt.close(figure)
-
-    figure, axis = plt.subplots(figsize=(8, 3.5))
-    points = sim.metrics.pulled_gb.points
-    if points:
-        times = [0.0] + [t / 3600 for t, _ in points] + [horizon / 3600]
-        values = [0.0] + [v for _, v in points] + [points[-1][1]]
-        axis.step(times, values, where="post")
-    axis.set_xlabel("simulated hours")
-    axis.set_ylabel("GB pulled")
-    axis.set_title("Container image GB pulled over time")
-    figure.tight_layout()
-    figure.savefig(out / "image_pulls.png", dpi=110)
-    plt.close(figure)
+    plot_run(sim, out)
 
 
 ROWS: list[tuple[str, Any]] = [
@@ -135,8 +129,150 @@ ROWS: list[tuple[str, Any]] = [
     ("training goodput", lambda s: _pct(s["training_goodput"])),
     ("training jobs completed", lambda s: s["training_jobs_completed"]),
     ("scheduling cycles", lambda s: s["scheduling_cycles"]),
+    ("hit rate training / inference", lambda s: _split(s, "hit_rate")),
+    ("returns possible training / inference", lambda s: _split(s, "return_possible")),
+    ("policy misses training / inference", lambda s: _split(s, "policy_misses")),
+    (
+        "image on the node at bind, re-created",
+        lambda s: _pct(_get(s, "image_on_node_at_bind.recreated_ratio")),
+    ),
+    ("re-created pods unbound at the end", lambda s: s.get("recreated_pods_unbound_at_end", "-")),
+    ("gang restarts / every rank back", lambda s: _gangs(s)),
+    ("gang time-to-run p50 / p95 (s)", lambda s: _gang_time(s, "time_to_run_s")),
+    ("gang start after bind p50 / p95 (s)", lambda s: _gang_time(s, "start_after_bind_s")),
+    ("NPU-hours idle in gang restarts", lambda s: _num(_get(s, "gang_restarts.npu_hours_idle"))),
+    ("pods stopped by evictions", lambda s: _get(s, "eviction_impact.pods_stopped") or 0),
     ("warnings about the input", lambda s: len(s.get("warnings", ()))),
 ]
+
+
+def _get(summary: dict[str, Any], path: str) -> Any:
+    value: Any = summary
+    for part in path.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def _split(summary: dict[str, Any], key: str) -> str:
+    values = [_get(summary, f"return_to_origin.{name}.{key}") for name in ("training", "inference")]
+    if key == "hit_rate":
+        return " / ".join(_pct(value) for value in values)
+    return " / ".join("-" if value is None else str(value) for value in values)
+
+
+def _gangs(summary: dict[str, Any]) -> str:
+    count = _get(summary, "gang_restarts.count")
+    back = _get(summary, "gang_restarts.all_ranks_returned")
+    return "-" if count is None else f"{count} / {back}"
+
+
+def _gang_time(summary: dict[str, Any], key: str) -> str:
+    p50, p95 = (_get(summary, f"gang_restarts.{key}.{q}") for q in ("p50", "p95"))
+    return f"{_num(p50)} / {_num(p95)}"
+
+
+STAT_ROWS: list[tuple[str, str, str]] = [
+    # (label, figure path in summary.json, unit: "%" ratio shown in percent, else as is)
+    ("return-to-origin hit rate", "return_to_origin_hit_rate", "%"),
+    ("hit rate, training", "return_to_origin.training.hit_rate", "%"),
+    ("hit rate, training, of possible returns", "return_to_origin.training.hit_rate_of_possible", "%"),
+    ("returns possible, training", "return_to_origin.training.return_possible", ""),
+    ("impossible returns, training", "return_to_origin.training.impossible_returns", ""),
+    ("hit rate, inference", "return_to_origin.inference.hit_rate", "%"),
+    ("image on the node at bind, re-created", "image_on_node_at_bind.recreated_ratio", "%"),
+    ("re-created pods unbound at the end", "recreated_pods_unbound_at_end", ""),
+    ("image GB pulled", "image_pull_gb", ""),
+    ("start latency p50 re-created (s)", "pod_start_latency_s.recreated.p50", ""),
+    ("gang restarts", "gang_restarts.count", ""),
+    ("gang restarts with every rank back", "gang_restarts.all_ranks_returned", ""),
+    ("gang time-to-run p50 (s)", "gang_restarts.time_to_run_s.p50", ""),
+    ("gang time-to-run p95 (s)", "gang_restarts.time_to_run_s.p95", ""),
+    ("gang start after bind p50 (s)", "gang_restarts.start_after_bind_s.p50", ""),
+    ("NPU-hours idle in gang restarts", "gang_restarts.npu_hours_idle", ""),
+    ("evictions", "evictions", ""),
+    ("gangs broken", "gangs_broken", ""),
+    ("pods stopped by evictions", "eviction_impact.pods_stopped", ""),
+    ("NPU allocation (mean)", "npu_allocation_ratio_mean", "%"),
+    ("inference scale-up latency p95 (s)", "inference_scale_up_latency_s.p95", ""),
+    ("training goodput", "training_goodput", "%"),
+    ("training jobs completed", "training_jobs_completed", ""),
+]
+
+
+def _interval(stat: dict[str, Any] | None, unit: str) -> str:
+    """``mean ± ci95`` (``-`` when undefined; ``± ?`` from one value)."""
+    if stat is None or stat["mean"] is None:
+        return "-"
+    scale, suffix = (100.0, " %") if unit == "%" else (1.0, "")
+    mean = stat["mean"] * scale + 0.0  # no "-0.0"
+    if round(mean, 1) == 0:
+        mean = 0.0
+    digits = 1 if unit == "%" or abs(mean) < 1000 else 0
+    half = "?" if stat["ci95"] is None else f"{stat['ci95'] * scale:.{digits}f}"
+    return f"{mean:.{digits}f} ± {half}{suffix}"
+
+
+def _verdict(value: bool | None) -> str:
+    return {True: "yes", False: "no", None: "-"}[value]
+
+
+def seeds_table(
+    titles: Sequence[str], statistics: Sequence[dict[str, Any]], comparison: dict[str, Any] | None
+) -> Table:
+    seeds = statistics[0]["seeds"]
+    table = Table(
+        title=f"fumarole simulate over {len(seeds)} seeds: mean ± 95 % CI",
+        title_justify="left",
+    )
+    table.add_column("metric")
+    for title in titles:
+        table.add_column(title, justify="right")
+    if comparison is not None:
+        table.add_column("difference (B - A)", justify="right")
+        table.add_column("significant", justify="center")
+    for label, path, unit in STAT_ROWS:
+        cells = [_interval(stats["figures"].get(path), unit) for stats in statistics]
+        if comparison is not None:
+            figure = comparison["figures"].get(path)
+            cells.append(_interval(figure["difference"] if figure else None, unit))
+            cells.append(_verdict(figure["significant"]) if figure else "-")
+        table.add_row(label, *cells)
+    return table
+
+
+def print_seeds_summary(
+    titles: Sequence[str],
+    statistics: Sequence[dict[str, Any]],
+    comparison: dict[str, Any] | None,
+    console: Console | None = None,
+) -> None:
+    console = console or Console()
+    _print_wide(seeds_table(titles, statistics, comparison), console)
+    if comparison is not None:
+        console.print(f"A = {titles[0]}, B = {titles[1]}", soft_wrap=True)
+        console.print(
+            "difference: B - A per seed (paired), mean ± 95 % CI; significant: that interval excludes 0",
+            soft_wrap=True,
+        )
+
+
+def _print_wide(table: Table, console: Console) -> None:
+    """Print a table; when the output is not a terminal (piped, redirected), as wide as the table
+    needs, so that conf names and figures are never cut or folded."""
+    if console.is_terminal:
+        console.print(table)
+        return
+    from rich.measure import Measurement
+
+    width = Measurement.get(console, console.options.update(max_width=10_000), table).maximum
+    previous = console.width
+    console.width = max(width, previous)  # rich clamps a print's width to the console's
+    try:
+        console.print(table)
+    finally:
+        console.width = previous
 
 
 def _by_action(counts: dict[str, dict[str, int]]) -> str:
@@ -177,4 +313,4 @@ def print_summary(
     walls: Sequence[float],
     console: Console | None = None,
 ) -> None:
-    (console or Console()).print(summary_table(titles, summaries, walls))
+    _print_wide(summary_table(titles, summaries, walls), console or Console())

@@ -51,6 +51,11 @@ def register(commands: Any) -> None:
     parser.add_argument("--nodes", help="openb node list CSV for --trace")
     parser.add_argument("--out", help="directory for summary.json, events.csv, timing.json and plots")
     parser.add_argument("--seed", type=int, help="seed (default: the workload's)")
+    parser.add_argument(
+        "--seeds",
+        metavar="N|A-B|A,B,..",
+        help="run once per seed (N: seeds 1..N) and report every figure as mean and 95%% confidence interval",
+    )
     parser.add_argument("--horizon", type=float, help="simulated seconds (default: the workload's)")
     parser.add_argument("--period", type=float, help="schedule period in seconds (default: the workload's)")
     parser.add_argument("--wall-clock", action="store_true", help="also write wall_seconds into summary.json")
@@ -166,12 +171,63 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             runs.append((title, conf_path))
     else:
         runs = [(Path(args.conf).stem if args.conf else "workload conf", args.conf)]
+    if args.seeds is not None:
+        return _run_seeds(args, settings, workload, runs, out)
     results = [_run_one(workload, conf_path, settings, args, title) for title, conf_path in runs]
     summaries = [summary for _, summary in results]
     _fail_if_strict(args, settings, summaries)
     if out is not None:
         for (title, _), (sim, summary) in zip(runs, results, strict=True):
             write_outputs(sim, summary, out / title if args.compare else out, wall_clock=args.wall_clock)
+        if args.compare:
+            from fumarole.simulator.plots import write_comparison_plots
+
+            write_comparison_plots([title for title, _ in runs], [sim for sim, _ in results], out)
     walls = [sim.wall_seconds for sim, _ in results]
     print_summary([title for title, _ in runs], summaries, walls, stdout_console())
+    return EXIT_OK
+
+
+def _run_seeds(
+    args: argparse.Namespace,
+    settings: Settings,
+    workload: Any,
+    runs: list[tuple[str, str | None]],
+    out: Path | None,
+) -> int:
+    """``--seeds``: every conf once per seed; each run's outputs under ``seed-<n>/`` (no plots), the
+    figures over seeds in ``over_seeds.json`` per conf and, with ``--compare``, the paired
+    differences in ``comparison.json``; the table gives mean ± 95 % CI (and the differences)."""
+    from fumarole.simulator.output import print_seeds_summary, write_outputs
+    from fumarole.simulator.stats import compare, over_seeds, parse_seeds
+
+    if args.seed is not None:
+        raise UsageError("give either --seed or --seeds, not both")
+    try:
+        seeds = parse_seeds(args.seeds)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    per_conf: list[list[dict[str, Any]]] = []
+    for title, conf_path in runs:
+        summaries = []
+        for seed in seeds:
+            seeded = workload.model_copy(update={"seed": seed})
+            sim, summary = _run_one(seeded, conf_path, settings, args, f"{title} seed {seed}")
+            _fail_if_strict(args, settings, [summary])
+            if out is not None:
+                base = out / title if args.compare else out
+                write_outputs(sim, summary, base / f"seed-{seed}", wall_clock=args.wall_clock, plots=False)
+            summaries.append(summary)
+            del sim
+        per_conf.append(summaries)
+    statistics = [over_seeds(seeds, summaries) for summaries in per_conf]
+    comparison = compare(seeds, [title for title, _ in runs], per_conf) if args.compare else None
+    if out is not None:
+        for (title, _), stats in zip(runs, statistics, strict=True):
+            base = out / title if args.compare else out
+            base.mkdir(parents=True, exist_ok=True)
+            (base / "over_seeds.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+        if comparison is not None:
+            (out / "comparison.json").write_text(json.dumps(comparison, indent=2) + "\n", encoding="utf-8")
+    print_seeds_summary([title for title, _ in runs], statistics, comparison, stdout_console())
     return EXIT_OK

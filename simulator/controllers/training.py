@@ -77,6 +77,7 @@ class TrainingJob:
             )
             self.pods[rank] = record.uid
         self.state = "waiting"
+        sim.gangs.created(self.owner_uid, sim.env.now, list(self.pods.values()))
         self._log(sim, "job-created", f"generation {self.generation}")
 
     def pod_running(self, sim: Simulation, record: PodRecord) -> None:
@@ -86,6 +87,7 @@ class TrainingJob:
         if len(self.running) == self.spec.replicas:
             self.state = "running"
             self.running_since = sim.env.now
+            sim.gangs.running(self.owner_uid, sim.env.now)
             sim.env.process(self._finish(sim, self.generation, self.spec.duration - self.progress))
 
     def _finish(self, sim: Simulation, generation: int, delay: float) -> Generator[Any, Any, None]:
@@ -126,6 +128,8 @@ class TrainingJob:
         self.state = "restarting"
         self.restarts += 1
         self._log(sim, "gang-restart", f"{record.key} {reason}")
+        stopping = sum(1 for uid in self.pods.values() if not sim.pod_deleting(uid))
+        sim.gangs.restarted(self.name, self.owner_uid, sim.env.now, reason, record.key, stopping)
         if not self.pods:
             sim.env.process(self._recreate(sim))
             return
@@ -139,6 +143,7 @@ class TrainingJob:
         yield sim.env.timeout(sim.workload.restart_delay)
         if self.restarts > self.spec.max_restarts:
             self.state = "failed"
+            sim.gangs.failed(self.owner_uid)
             self._log(sim, "job-failed", "too many restarts")
             return
         self.generation += 1

@@ -165,6 +165,11 @@ SUMMARY_KEYS = [
     "image_pull_gb_from_peers",
     "image_prepull_gb",
     "pod_started_latency_s",
+    "recreated_pods_unbound_at_end",
+    "return_to_origin",
+    "image_on_node_at_bind",
+    "gang_restarts",
+    "eviction_impact",
 ]
 """summary.json's keys, in their documented, fixed order."""
 

@@ -101,7 +101,49 @@ def test_summary_keys_are_stable() -> None:
         "image_pull_gb_from_peers": 0.0,
         "image_prepull_gb": 0.0,
         "pod_started_latency_s": {"first": NONE, "recreated": NONE},
+        "recreated_pods_unbound_at_end": 0,
+        "return_to_origin": {name: EMPTY_RETURNS for name in ("training", "inference", "other")},
+        "image_on_node_at_bind": {
+            "binds": 0,
+            "on_node": 0,
+            "ratio": None,
+            "recreated_binds": 0,
+            "recreated_on_node": 0,
+            "recreated_ratio": None,
+        },
+        "gang_restarts": {
+            "count": 0,
+            "running_again": 0,
+            "restarted_again": 0,
+            "not_running_at_end": 0,
+            "job_failed": 0,
+            "all_ranks_returned": 0,
+            "ranks": 0,
+            "ranks_returned": 0,
+            "time_to_run_s": NONE,
+            "start_after_bind_s": NONE,
+            "npu_hours_idle": 0.0,
+        },
+        "eviction_impact": {
+            "pods_evicted_per_event": None,
+            "pods_stopped": 0,
+            "pods_stopped_per_event": None,
+        },
     }
+
+
+EMPTY_RETURNS = {
+    "recreated_pods": 0,
+    "bound": 0,
+    "unbound_at_end": 0,
+    "deleted_unbound": 0,
+    "on_previous_node": 0,
+    "return_possible": 0,
+    "policy_misses": 0,
+    "impossible_returns": 0,
+    "hit_rate": None,
+    "hit_rate_of_possible": None,
+}
 
 
 RETURN_CLUSTER = {"node_groups": [node_group("a", cpu="4", labels={"slot": "a"}), node_group("b", cpu="4")]}

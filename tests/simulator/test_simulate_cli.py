@@ -34,7 +34,15 @@ from sim_helpers import (
 )
 
 PNG = b"\x89PNG\r\n\x1a\n"
-OUT_FILES = ["allocation.png", "events.csv", "image_pulls.png", "latency.png", "summary.json", "timing.json"]
+OUT_FILES = [
+    "allocation.png",
+    "events.csv",
+    "gangs.csv",
+    "image_pulls.png",
+    "latency.png",
+    "summary.json",
+    "timing.json",
+]
 
 PREEMPT_WORKLOAD: dict[str, Any] = {
     "seed": 3,
@@ -315,6 +323,11 @@ def test_compare_runs_both_confs_side_by_side(workdir: Path) -> None:
     assert len(rows["wall-clock seconds"]) == 2
     for title in ("conf-a", "conf-b"):
         assert sorted(path.name for path in (workdir / "out" / title).iterdir()) == OUT_FILES
+    # and one figure per metric with both confs on it, at the top
+    top = sorted(path.name for path in (workdir / "out").iterdir())
+    assert top == ["allocation.png", "conf-a", "conf-b", "image_pulls.png", "latency.png"]
+    for name in ("allocation.png", "latency.png", "image_pulls.png"):
+        assert (workdir / "out" / name).read_bytes()[:8] == PNG
     a = json.loads((workdir / "out" / "conf-a" / "summary.json").read_text(encoding="utf-8"))
     b = json.loads((workdir / "out" / "conf-b" / "summary.json").read_text(encoding="utf-8"))
     assert (a["evictions"], b["evictions"], a["pods_created"], b["pods_created"]) == (1, 0, 5, 3)
@@ -392,6 +405,18 @@ def test_trace(tmp_path: Path) -> None:
             id="workload-and-trace",
         ),
         pytest.param({}, [], "give a workload file or --trace PODS.csv --nodes NODES.csv", id="nothing"),
+        pytest.param(
+            {"w.yaml": PREEMPT_WORKLOAD},
+            ["w.yaml", "--seed", "3", "--seeds", "2"],
+            "give either --seed or --seeds, not both",
+            id="seed-and-seeds",
+        ),
+        pytest.param(
+            {"w.yaml": PREEMPT_WORKLOAD},
+            ["w.yaml", "--seeds", "many"],
+            "--seeds 'many': give a count N (seeds 1..N), a range A-B or a list A,B,C",
+            id="bad-seeds",
+        ),
     ],
 )
 def test_bad_input_exits_2_with_one_message(
@@ -440,3 +465,44 @@ def test_summary_table_renders_each_row() -> None:
     assert rows["GPU allocation (mean)"] == ["-", "12.3 %"]
     assert rows["scheduling cycles"] == ["1", "1"]
     assert rows["wall-clock seconds"] == ["0.0", "1.3"]
+
+
+def test_seeds_compare_writes_each_run_and_the_statistics(workdir: Path) -> None:
+    # seeds 1 and 2 under both confs: each run's files under seed-<n>/ (no plots), over_seeds.json per
+    # conf, comparison.json; nothing here depends on the seed (one node), so every figure has CI 0 and
+    # conf-a's 1 eviction against conf-b's 0 is a significant difference of -1.
+    result = run_cli(
+        workdir, "preempt.yaml", "--compare", "conf-a.yaml", "conf-b.yaml", "--seeds", "1,2", "--out", "out"
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    out = workdir / "out"
+    assert sorted(path.name for path in out.iterdir()) == ["comparison.json", "conf-a", "conf-b"]
+    assert sorted(path.name for path in (out / "conf-a").iterdir()) == ["over_seeds.json", "seed-1", "seed-2"]
+    assert sorted(path.name for path in (out / "conf-a" / "seed-2").iterdir()) == [
+        "events.csv",
+        "gangs.csv",
+        "summary.json",
+        "timing.json",
+    ]
+    stats = json.loads((out / "conf-a" / "over_seeds.json").read_text(encoding="utf-8"))
+    assert stats["seeds"] == [1, 2]
+    assert stats["figures"]["evictions"] == {
+        "n": 2, "mean": 1.0, "sd": 0.0, "ci95": 0.0, "low": 1.0, "high": 1.0, "min": 1.0, "max": 1.0
+    }  # fmt: skip
+    comparison = json.loads((out / "comparison.json").read_text(encoding="utf-8"))
+    assert comparison["confs"] == ["conf-a", "conf-b"]
+    evictions = comparison["figures"]["evictions"]
+    assert (evictions["difference"]["mean"], evictions["significant"]) == (-1.0, True)
+    assert comparison["figures"]["gangs_broken"]["significant"] is False
+    rows = table_rows(result.stdout)
+    assert rows["metric"] == ["conf-a", "conf-b", "difference (B - A)", "significant"]
+    assert rows["evictions"] == ["1.0 ± 0.0", "0.0 ± 0.0", "-1.0 ± 0.0", "yes"]
+
+
+def test_piped_table_is_as_wide_as_the_conf_names(workdir: Path) -> None:
+    # COLUMNS=40 and a pipe: the table is printed as wide as it needs, the conf names whole.
+    long_a = workdir / "a-conf-with-a-rather-long-name-for-a-column.yaml"
+    long_a.write_text((workdir / "conf-a.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    result = run_cli(workdir, "preempt.yaml", "--compare", long_a.name, "conf-b.yaml", env={"COLUMNS": "40"})
+    assert result.returncode == 0
+    assert table_rows(result.stdout)["metric"] == ["a-conf-with-a-rather-long-name-for-a-column", "conf-b"]
