@@ -50,6 +50,7 @@ from .kubelet import Kubelet
 from .metrics import Metrics
 from .network import Link, Network
 from .outcomes import GangTracker, assess_bind, outcome_summary
+from .super_pods import super_pod_ids
 from .workload import Workload, manifest_objects
 
 
@@ -170,6 +171,7 @@ class Simulation:
                 self.workload.horizon,
                 self.metrics.evictions,
                 self.metrics.eviction_events,
+                super_pod_ids(self.workload.cluster.node_groups),
             )
         )
         return summary

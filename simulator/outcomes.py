@@ -198,8 +198,14 @@ class GangTracker:
         if restart is not None:
             restart.failed = True
 
-    def rows(self, records: dict[str, PodRecord], horizon: float) -> list[dict[str, Any]]:
-        """One row per restart (``gangs.csv``), in the order the restarts happened."""
+    def rows(
+        self, records: dict[str, PodRecord], horizon: float, super_pods: dict[str, int] | None = None
+    ) -> list[dict[str, Any]]:
+        """One row per restart (``gangs.csv``), in the order the restarts happened. With ``super_pods``
+        (node -> physical super pod), ``ranks_super_pod_kept`` counts the ranks bound in the super
+        pod of their previous node, out of ``ranks_in_super_pods`` (bound ranks whose previous node
+        is in one); both None on a cluster without super pods."""
+        super_pods = super_pods or {}
         by_owner: dict[str, list[PodRecord]] = {}
         for record in records.values():
             by_owner.setdefault(record.owner, []).append(record)
@@ -210,6 +216,8 @@ class GangTracker:
             bound = [r.bound for r in ranks if r.bound is not None]
             all_bound = max(bound) if ranks and len(bound) == len(ranks) else None
             returned = sum(1 for r in ranks if r.bound is not None and r.node == r.previous_node)
+            in_super_pods = [r for r in ranks if r.bound is not None and r.previous_node in super_pods]
+            kept = sum(1 for r in in_super_pods if super_pods.get(r.node) == super_pods[r.previous_node])
             if restart.all_running is not None:
                 outcome = "running"
                 wait_end = restart.all_running
@@ -253,6 +261,8 @@ class GangTracker:
                         else None
                     ),
                     "npu_hours_idle": idle / 3600,
+                    "ranks_in_super_pods": len(in_super_pods) if super_pods else None,
+                    "ranks_super_pod_kept": kept if super_pods else None,
                 }
             )
         return rows
@@ -274,7 +284,16 @@ def gang_summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             [row["start_after_bind_s"] for row in ran if row["start_after_bind_s"] is not None]
         ),
         "npu_hours_idle": round(sum(row["npu_hours_idle"] for row in rows), 6),
+        "super_pod_kept_ratio": _super_pod_kept(rows),
     }
+
+
+def _super_pod_kept(rows: list[dict[str, Any]]) -> float | None:
+    """Ranks bound in their previous node's physical super pod / ranks whose previous node is in one
+    (None without super pods or such ranks)."""
+    counted = [row for row in rows if row["ranks_in_super_pods"] is not None]
+    kept = sum(row["ranks_super_pod_kept"] for row in counted)
+    return _ratio(kept, sum(row["ranks_in_super_pods"] for row in counted))
 
 
 def eviction_summary(evictions: int, eviction_events: int, rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -287,11 +306,16 @@ def eviction_summary(evictions: int, eviction_events: int, rows: list[dict[str, 
 
 
 def outcome_summary(
-    tracker: GangTracker, records: dict[str, PodRecord], horizon: float, evictions: int, eviction_events: int
+    tracker: GangTracker,
+    records: dict[str, PodRecord],
+    horizon: float,
+    evictions: int,
+    eviction_events: int,
+    super_pods: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """The keys this module adds to ``summary.json``, in their order."""
     values = list(records.values())
-    rows = tracker.rows(records, horizon)
+    rows = tracker.rows(records, horizon, super_pods)
     unbound = sum(1 for r in values if r.recreated and r.bound is None and r.ended is None)
     return {
         "recreated_pods_unbound_at_end": unbound,

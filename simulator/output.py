@@ -173,6 +173,9 @@ def _gang_time(summary: dict[str, Any], key: str) -> str:
     return f"{_num(p50)} / {_num(p95)}"
 
 
+OPTIONAL_ROWS = frozenset({"gang_restarts.super_pod_kept_ratio"})
+"""Figures left out of the table when no conf has them."""
+
 STAT_ROWS: list[tuple[str, str, str]] = [
     # (label, figure path in summary.json, unit: "%" ratio shown in percent, else as is)
     ("return-to-origin hit rate", "return_to_origin_hit_rate", "%"),
@@ -187,6 +190,7 @@ STAT_ROWS: list[tuple[str, str, str]] = [
     ("start latency p50 re-created (s)", "pod_start_latency_s.recreated.p50", ""),
     ("gang restarts", "gang_restarts.count", ""),
     ("gang restarts with every rank back", "gang_restarts.all_ranks_returned", ""),
+    ("ranks kept in their super pod", "gang_restarts.super_pod_kept_ratio", "%"),
     ("gang time-to-run p50 (s)", "gang_restarts.time_to_run_s.p50", ""),
     ("gang time-to-run p95 (s)", "gang_restarts.time_to_run_s.p95", ""),
     ("gang start after bind p50 (s)", "gang_restarts.start_after_bind_s.p50", ""),
@@ -233,6 +237,8 @@ def seeds_table(
         table.add_column("difference (B - A)", justify="right")
         table.add_column("significant", justify="center")
     for label, path, unit in STAT_ROWS:
+        if path in OPTIONAL_ROWS and all(stats["figures"].get(path) is None for stats in statistics):
+            continue  # a figure this cluster cannot have (super pods on a cluster without them)
         cells = [_interval(stats["figures"].get(path), unit) for stats in statistics]
         if comparison is not None:
             figure = comparison["figures"].get(path)

@@ -30,9 +30,9 @@ CONFIG_MAP_NAME = "cluster-info-device-0"
 NAMESPACE = "mindx-dl"
 
 
-def device_info_config_map(groups: Iterable[NodeGroup]) -> ConfigMap | None:
-    """The device-info ConfigMap for the groups with super pods or racks (None when there are none)."""
-    entries: dict[str, Any] = {}
+def _placements(groups: Iterable[NodeGroup]) -> dict[str, tuple[int, int]]:
+    """Node -> (super-pod ID, rack ID) for the groups with super pods or racks."""
+    found: dict[str, tuple[int, int]] = {}
     next_id = 0
     for group in groups:
         if group.npu is None or (group.super_pod_size is None and group.rack_size is None):
@@ -41,13 +41,27 @@ def device_info_config_map(groups: Iterable[NodeGroup]) -> ConfigMap | None:
         size = group.super_pod_size or len(names)
         for index, name in enumerate(names):
             position = index % size
-            entries[f"mindx-dl-deviceinfo-{name}"] = {
-                "DeviceList": {},
-                "UpdateTime": 0,
-                "SuperPodID": next_id + index // size,
-                "RackID": position // group.rack_size if group.rack_size else 0,
-            }
+            found[name] = (next_id + index // size, position // group.rack_size if group.rack_size else 0)
         next_id += -(-len(names) // size)
+    return found
+
+
+def super_pod_ids(groups: Iterable[NodeGroup]) -> dict[str, int]:
+    """Node -> the physical super pod it is in (only the nodes of groups with super pods or racks)."""
+    return {name: super_pod for name, (super_pod, _) in _placements(groups).items()}
+
+
+def device_info_config_map(groups: Iterable[NodeGroup]) -> ConfigMap | None:
+    """The device-info ConfigMap for the groups with super pods or racks (None when there are none)."""
+    entries: dict[str, Any] = {
+        f"mindx-dl-deviceinfo-{name}": {
+            "DeviceList": {},
+            "UpdateTime": 0,
+            "SuperPodID": super_pod,
+            "RackID": rack,
+        }
+        for name, (super_pod, rack) in _placements(groups).items()
+    }
     if not entries:
         return None
     return ConfigMap.model_validate(

@@ -123,6 +123,7 @@ def test_summary_keys_are_stable() -> None:
             "time_to_run_s": NONE,
             "start_after_bind_s": NONE,
             "npu_hours_idle": 0.0,
+            "super_pod_kept_ratio": None,
         },
         "eviction_impact": {
             "pods_evicted_per_event": None,

@@ -119,3 +119,29 @@ def test_workload_class(owner: str, kind: str, expected: str) -> None:
 
     record = PodRecord("ns/p", "u", owner, kind, 0, "", 0, 0, 0.0)
     assert workload_class(record) == expected
+
+
+def test_ranks_kept_in_their_super_pod() -> None:
+    # super pods {n0, n1} = 0 and {n2, n3} = 1; four ranks whose previous nodes are n0..n3 are bound to
+    # n1, n0, n3 and n0: the first three stay in their super pod, the last moves from 1 to 0 -> 3 / 4
+    from fumarole.simulator.cluster import PodRecord
+    from fumarole.simulator.outcomes import GangTracker, gang_summary
+
+    tracker = GangTracker()
+    tracker.restarted("ns/job", "owner", 100.0, "evicted", "ns/job-0", 3)
+    records = {}
+    for rank, (previous, node) in enumerate([("n0", "n1"), ("n1", "n0"), ("n2", "n3"), ("n3", "n0")]):
+        record = PodRecord(f"ns/job-{rank}", f"u{rank}", "owner", "Job", rank, "img", 16, 0, 110.0)
+        record.recreated, record.previous_node, record.node, record.bound = True, previous, node, 120.0
+        records[record.uid] = record
+    tracker.created("owner", 110.0, list(records))
+    super_pods = {"n0": 0, "n1": 0, "n2": 1, "n3": 1}
+    rows = tracker.rows(records, 1000.0, super_pods)
+    assert (rows[0]["ranks_in_super_pods"], rows[0]["ranks_super_pod_kept"], rows[0]["ranks_returned"]) == (
+        4,
+        3,
+        0,
+    )
+    assert gang_summary(rows)["super_pod_kept_ratio"] == 0.75
+    # a cluster without super pods has no such figure
+    assert gang_summary(tracker.rows(records, 1000.0))["super_pod_kept_ratio"] is None
