@@ -191,3 +191,29 @@ def run_cli(
         timeout=300,
         check=False,
     )
+
+
+EXAMPLE_CACHE, EXAMPLE_BASELINE = "npu-inference-training", "npu-inference-training-baseline"
+"""The two shipped confs the examples compare: the affinity cache on, and off."""
+
+
+def example_figures(example: str, seeds: list[int]) -> dict[str, Any]:
+    """``examples/<example>`` run with both shipped confs on each seed: ``stats.compare``'s figures
+    (per figure each conf's mean and interval, the paired difference and whether it is significant)."""
+    from fumarole.framework.conf import load_conf
+    from fumarole.simulator.stats import compare
+    from fumarole.simulator.workload import load_workload
+
+    root = Path(__file__).resolve().parents[2]
+    confs = [EXAMPLE_CACHE, EXAMPLE_BASELINE]
+    runs = []
+    for conf in confs:
+        per_seed = []
+        for seed in seeds:
+            wl = load_workload(root / "examples" / example).model_copy(update={"seed": seed})
+            registry = Registry()
+            conf_obj = load_conf(root / "conf" / f"{conf}.yaml", registry)
+            per_seed.append(Simulation(wl, conf_obj, registry=registry).run())
+        runs.append(per_seed)
+    result: dict[str, Any] = compare(seeds, confs, runs)["figures"]
+    return result

@@ -5,32 +5,19 @@ the costs (GB, time-to-run) are the same on this day (the docs say why)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
-from fumarole.framework.conf import load_conf
-from fumarole.framework.registry import Registry
-from fumarole.simulator.engine import Simulation
-from fumarole.simulator.stats import compare
-from fumarole.simulator.workload import load_workload
+from sim_helpers import EXAMPLE_BASELINE as BASELINE
+from sim_helpers import EXAMPLE_CACHE as CACHE
+from sim_helpers import example_figures
 
-ROOT = Path(__file__).resolve().parents[2]
 SEEDS = list(range(1, 11))
-CACHE, BASELINE = "npu-inference-training", "npu-inference-training-baseline"
-
-
-def run(conf: str, seed: int) -> dict[str, Any]:
-    workload = load_workload(ROOT / "examples" / "a3-superpod-day.yaml").model_copy(update={"seed": seed})
-    registry = Registry()
-    return Simulation(workload, load_conf(ROOT / "conf" / f"{conf}.yaml", registry), registry=registry).run()
 
 
 @pytest.fixture(scope="module")
 def figures() -> dict[str, Any]:
-    runs = [[run(conf, seed) for seed in SEEDS] for conf in (CACHE, BASELINE)]
-    result: dict[str, Any] = compare(SEEDS, [CACHE, BASELINE], runs)["figures"]
-    return result
+    return example_figures("a3-superpod-day.yaml", SEEDS)
 
 
 def test_the_cache_keeps_every_rank_in_its_super_pod_and_on_its_node(figures: dict[str, Any]) -> None:
