@@ -46,7 +46,7 @@ from fumarole.framework.settings import Settings
 from .image_cache import ImageCache
 from .super_pods import device_info_config_map
 from .trace import GPU_MILLI
-from .workload import FaultSpec, NodeGroup, PodShape, StartupSpec, Workload
+from .workload import FaultSpec, NodeGroup, PodShape, StartupSpec, Workload, accelerator_resource
 
 if TYPE_CHECKING:
     from fumarole.framework.decisions import CycleDecisions
@@ -384,17 +384,9 @@ class SimCluster:
     def requests_of(self, shape: PodShape) -> dict[str, Any]:
         requests: dict[str, Any] = {"cpu": shape.cpu, "memory": shape.memory, **shape.extra_resources}
         if shape.npus_per_pod:
-            resource = next(
-                (group.npu.resource for group in self.workload.cluster.node_groups if group.npu is not None),
-                "huawei.com/Ascend910",
-            )
-            requests[resource] = shape.npus_per_pod
+            requests[accelerator_resource(self.workload.cluster, shape, "npu", "")] = shape.npus_per_pod
         if shape.gpus_per_pod:
-            resource = next(
-                (group.gpu_resource for group in self.workload.cluster.node_groups if group.gpus),
-                "nvidia.com/gpu",
-            )
-            requests[resource] = shape.gpus_per_pod
+            requests[accelerator_resource(self.workload.cluster, shape, "gpu", "")] = shape.gpus_per_pod
         return requests
 
     def pod(self, key: str) -> Pod | None:

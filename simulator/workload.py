@@ -278,6 +278,12 @@ class PodShape(_Model):
     annotations: dict[str, str] = Field(default_factory=dict)
     preemptable: bool | None = None
     startup: StartupSpec = Field(default_factory=StartupSpec)
+    npu_resource: str | None = None
+    """The NPU resource ``npus_per_pod`` asks for (unset: that of the NPU node groups ``node_selector``
+    targets; ``accelerator_resource``)."""
+    gpu_resource: str | None = None
+    """The GPU resource ``gpus_per_pod`` asks for (unset: that of the GPU node groups ``node_selector``
+    targets)."""
 
 
 class TrainingJobSpec(PodShape):
@@ -437,6 +443,14 @@ class Workload(_Model):
                     raise ValueError(
                         f"{where}: priority_class {item.priority_class!r} is not in cluster.priority_classes"
                     )
+                for kind_of, asked in (("npu", item.npus_per_pod), ("gpu", item.gpus_per_pod)):
+                    if asked:
+                        accelerator_resource(self.cluster, item, kind_of, where)
+                    elif getattr(item, f"{kind_of}_resource") is not None:
+                        raise ValueError(
+                            f"{where}.{kind_of}_resource: is set but {kind_of}s_per_pod is 0 "
+                            "(the pods ask none)"
+                        )
                 if item.startup.checkpoint_gb > 0 and self.storage.bandwidth_gbps is None:
                     raise ValueError(
                         f"{where}: startup.checkpoint_gb needs storage.bandwidth_gbps "
@@ -467,6 +481,73 @@ class Workload(_Model):
                         f"faults[{index}]: chips {outside} are not chips of {fault.node} (0..{npu.chips - 1})"
                     )
         return self
+
+
+DEFAULT_ACCELERATOR_RESOURCE = {"npu": "huawei.com/Ascend910", "gpu": "nvidia.com/gpu"}
+
+
+def group_labels(group: NodeGroup) -> dict[str, str]:
+    """The labels every node of the group carries besides its hostname (``SimCluster._node_object``)."""
+    labels = dict(group.labels)
+    if group.npu is not None:
+        labels.setdefault("accelerator", group.npu.accelerator)
+        labels.setdefault("accelerator-type", group.npu.accelerator_type)
+    return labels
+
+
+def _group_resource(group: NodeGroup, kind: str) -> str | None:
+    if kind == "npu":
+        return group.npu.resource if group.npu is not None else None
+    return group.gpu_resource if group.gpus else None
+
+
+def _targets(group: NodeGroup, selector: dict[str, str]) -> bool:
+    """Some node of the group matches every ``node_selector`` entry (the hostname label per node)."""
+    labels = group_labels(group)
+    for name in group.node_names():
+        node = {"kubernetes.io/hostname": name, **labels}
+        if all(node.get(key) == value for key, value in selector.items()):
+            return True
+    return False
+
+
+def accelerator_resource(cluster: ClusterSpec, shape: PodShape, kind: str, where: str) -> str:
+    """The extended resource a pod of ``shape`` asks ``npus_per_pod`` (``kind`` "npu") or
+    ``gpus_per_pod`` ("gpu") of: the shape's explicit ``npu_resource`` / ``gpu_resource``, else the one
+    resource of the node groups with that accelerator its ``node_selector`` targets (all such groups when it
+    targets none of them; the default resource when the cluster has none). Several different resources and
+    no explicit field: a ``ValueError`` naming ``<where>.<kind>_resource``."""
+    field = f"{kind}_resource"
+    explicit: str | None = getattr(shape, field)
+    offering = [group for group in cluster.node_groups if _group_resource(group, kind) is not None]
+    if explicit is not None:
+        offered = {_group_resource(group, kind) for group in offering}
+        if explicit not in offered:
+            known = ", ".join(sorted(str(name) for name in offered)) or "none"
+            raise ValueError(
+                f"{where}.{field}: {explicit!r} is not the {kind.upper()} resource of any node group "
+                f"(the cluster's: {known})"
+            )
+        return explicit
+    matched = [group for group in offering if _targets(group, shape.node_selector)]
+    targeted = matched or offering
+    resources = sorted({str(_group_resource(group, kind)) for group in targeted})
+    if not resources:
+        return DEFAULT_ACCELERATOR_RESOURCE[kind]
+    if len(resources) > 1:
+        groups = ", ".join(f"{group.name} ({_group_resource(group, kind)})" for group in targeted)
+        if not shape.node_selector:
+            how = "it has no node_selector and the cluster has"
+        elif not matched:
+            how = f"its node_selector matches no {kind.upper()} node group and the cluster has"
+        else:
+            how = "its node_selector matches"
+        raise ValueError(
+            f"{where}.{field}: ambiguous, {how} node groups with different {kind.upper()} resources: "
+            f"{groups}; "
+            f"set {field} or a node_selector that picks one"
+        )
+    return resources[0]
 
 
 def _where(loc: Loc, document: Any) -> str:
