@@ -145,24 +145,29 @@ class NodeInfo:
             self.idle.add(req)
             self.used.sub_without_assert(req)
 
-    def add_task(self, task: TaskInfo) -> None:
-        """Store a clone of ``task`` and account for it by its status (``AddTask``)."""
+    def _check_addable(self, task: TaskInfo) -> None:
+        """``AddTask``'s checks: the task is on no other node, not here yet, and a Binding task fits
+        the idle resources."""
         if task.node_name and self.name and task.node_name != self.name:
             raise NodeAccountingError(
                 f"task <{task.namespace}/{task.name}> already on different node <{task.node_name}>"
             )
-        key = task.key
-        if key in self.tasks:
+        if task.key in self.tasks:
             raise NodeAccountingError(f"task <{task.namespace}/{task.name}> already on node <{self.name}>")
+        if self.node is not None and task.status == TaskStatus.BINDING:
+            ok, names = task.resreq.less_equal_with_resources_name(self.idle, ZERO)
+            if not ok:
+                raise NodeAccountingError(
+                    f"node {self.name} resources {names} are not enough to put task "
+                    f"<{task.namespace}/{task.name}>, idle: {self.idle}, req: {task.resreq}"
+                )
+
+    def add_task(self, task: TaskInfo) -> None:
+        """Store a clone of ``task`` and account for it by its status (``AddTask``)."""
+        self._check_addable(task)
+        key = task.key
         twin = task.clone()
         if self.node is not None:
-            if twin.status == TaskStatus.BINDING:
-                ok, names = twin.resreq.less_equal_with_resources_name(self.idle, ZERO)
-                if not ok:
-                    raise NodeAccountingError(
-                        f"node {self.name} resources {names} are not enough to put task "
-                        f"<{twin.namespace}/{twin.name}>, idle: {self.idle}, req: {twin.resreq}"
-                    )
             self._add_resources(twin)
         task.node_name = self.name
         twin.node_name = self.name
@@ -238,20 +243,8 @@ class NodeInfo:
         checks = twin.node is not None
         tasks = twin.tasks
         for task in self.tasks.values():
-            if task.node_name and name and task.node_name != name:
-                raise NodeAccountingError(
-                    f"task <{task.namespace}/{task.name}> already on different node <{task.node_name}>"
-                )
-            if task.key in tasks:
-                raise NodeAccountingError(f"task <{task.namespace}/{task.name}> already on node <{name}>")
+            twin._check_addable(task)
             if checks:
-                if task.status == TaskStatus.BINDING:
-                    ok, names = task.resreq.less_equal_with_resources_name(twin.idle, ZERO)
-                    if not ok:
-                        raise NodeAccountingError(
-                            f"node {name} resources {names} are not enough to put task "
-                            f"<{task.namespace}/{task.name}>, idle: {twin.idle}, req: {task.resreq}"
-                        )
                 twin._add_resources(task)
             if task.node_name != name:
                 task.node_name = name
