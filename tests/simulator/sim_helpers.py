@@ -217,3 +217,21 @@ def example_figures(example: str, seeds: list[int]) -> dict[str, Any]:
         runs.append(per_seed)
     result: dict[str, Any] = compare(seeds, confs, runs)["figures"]
     return result
+
+
+TRACE_NODES = """\
+sn,cpu_milli,memory_mib,gpu,model
+node-a,32000,262144,2,P100
+node-b,32000,262144,2,T4
+node-c,64000,524288,0,
+"""
+"""A three-node openb-format node list (two GPU models and a CPU node)."""
+TRACE_PODS = """\
+name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
+pod-0,4000,8192,1,1000,,LS,Running,0,500,0
+pod-1,2000,4096,1,460,P100,LS,Running,100,400,130
+pod-2,8000,16384,1,500,V100M16|V100M32,BE,Running,200,1000,205
+pod-3,1000,1024,0,0,,BE,Pending,300,350,
+pod-4,1000,0,8,1000,,BE,Pending,310,400,
+"""
+"""Five openb-format pods: whole and shared GPUs, a model list, a CPU-only pod, one that never fits."""

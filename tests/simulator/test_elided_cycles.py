@@ -29,7 +29,7 @@ from fumarole.framework.registry import Registry
 from fumarole.simulator.engine import Simulation
 from fumarole.simulator.trace import load_openb
 from fumarole.simulator.workload import Workload, load_workload
-from sim_helpers import node_group, standard_conf, workload
+from sim_helpers import TRACE_NODES, TRACE_PODS, node_group, standard_conf, workload
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENB = ROOT.parent / "shared" / "data" / "openb"
@@ -57,22 +57,14 @@ tiers:
   - name: binpack
 """
 
-NODES = """\
-sn,cpu_milli,memory_mib,gpu,model
-node-a,32000,262144,2,P100
-node-b,32000,262144,2,T4
-node-c,64000,524288,0,
-"""
-PODS = """\
-name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
-pod-0,4000,8192,1,1000,,LS,Running,0,500,0
-pod-1,2000,4096,1,460,P100,LS,Running,100,400,130
-pod-2,8000,16384,1,500,V100M16|V100M32,BE,Running,200,1000,205
-pod-3,1000,1024,0,0,,BE,Pending,300,350,
-pod-4,1000,0,8,1000,,BE,Pending,310,400,
+NODES = TRACE_NODES
+PODS = (
+    TRACE_PODS
+    + """\
 pod-5,30000,1024,2,1000,,BE,Running,320,2000,330
 pod-6,30000,1024,2,1000,,BE,Running,400,900,410
 """
+)
 
 
 def vcjob(name: str, replicas: int, cpu: str) -> dict[str, Any]:

@@ -22,22 +22,10 @@ from pathlib import Path
 import pytest
 from fumarole.simulator.trace import CARD_MODEL, GPU_MILLI, TRACE_IMAGE, load_openb
 from fumarole.simulator.workload import WorkloadError
-from sim_helpers import simulate
+from sim_helpers import TRACE_NODES, TRACE_PODS, simulate
 
-NODES = """\
-sn,cpu_milli,memory_mib,gpu,model
-node-a,32000,262144,2,P100
-node-b,32000,262144,2,T4
-node-c,64000,524288,0,
-"""
-PODS = """\
-name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,deletion_time,scheduled_time
-pod-0,4000,8192,1,1000,,LS,Running,0,500,0
-pod-1,2000,4096,1,460,P100,LS,Running,100,400,130
-pod-2,8000,16384,1,500,V100M16|V100M32,BE,Running,200,1000,205
-pod-3,1000,1024,0,0,,BE,Pending,300,350,
-pod-4,1000,0,8,1000,,BE,Pending,310,400,
-"""
+NODES = TRACE_NODES
+PODS = TRACE_PODS
 
 
 def files(tmp_path: Path, pods: str = PODS, nodes: str = NODES) -> tuple[Path, Path]:
