@@ -204,11 +204,7 @@ class NodeInfo:
         twin.releasing = self.releasing.clone()
         twin.pipelined = self.pipelined.clone()
         twin.tasks = dict(self.tasks)
-        twin.others = (
-            {key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()}
-            if self.others
-            else {}
-        )
+        twin.others = _clone_others(self.others)
         twin.ready = self.ready
         twin.not_ready_reason = self.not_ready_reason
         twin._table = None
@@ -226,9 +222,7 @@ class NodeInfo:
         twin = NodeInfo(self.node, self.name)
         for task in self.tasks.values():
             twin.add_task(task)
-        twin.others = {
-            key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()
-        }
+        twin.others = _clone_others(self.others)
         twin.ready = self.ready
         twin.not_ready_reason = self.not_ready_reason
         return twin
@@ -249,9 +243,7 @@ class NodeInfo:
             if task.node_name != name:
                 task.node_name = name
             tasks[task.key] = task
-        twin.others = {
-            key: (value.clone() if hasattr(value, "clone") else value) for key, value in self.others.items()
-        }
+        twin.others = _clone_others(self.others)
         twin.ready = self.ready
         twin.not_ready_reason = self.not_ready_reason
         return twin
@@ -270,9 +262,7 @@ class NodeInfo:
         twin.releasing = self.releasing.clone()
         twin.pipelined = self.pipelined.clone()
         twin.tasks = dict(self.tasks)
-        twin.others = {
-            key: (value.clone() if hasattr(value, "clone") else value) for key, value in live.others.items()
-        }
+        twin.others = _clone_others(live.others)
         twin.ready = live.ready
         twin.not_ready_reason = live.not_ready_reason
         twin._table = None
@@ -286,3 +276,10 @@ class NodeInfo:
             f"Node({self.name}: idle <{self.idle}>, used <{self.used}>, releasing <{self.releasing}>, "
             f"pipelined <{self.pipelined}>, pods {len(self.tasks)})"
         )
+
+
+def _clone_others(others: dict[str, Any]) -> dict[str, Any]:
+    """A node copy's own ``others``: each value that can clone itself cloned, the rest shared."""
+    if not others:
+        return {}
+    return {key: (value.clone() if hasattr(value, "clone") else value) for key, value in others.items()}
