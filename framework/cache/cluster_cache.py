@@ -60,6 +60,7 @@ from .admission import Admission, PriorityClasses, check_global_defaults
 from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicates, read_file
 from .controllers import ControllerContext, collect, run_controllers
 from .default_queues import IMPLICIT_QUEUES, describe, with_implicit_queues
+from .journal import Journal
 from .objects import (
     API_GROUPS,
     KINDS,
@@ -89,9 +90,10 @@ class ClusterCache:
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()
-        self.nodes: dict[str, Node] = {}
-        self.pods: dict[str, Pod] = {}
-        self.pod_groups: dict[str, PodGroup] = {}
+        # journals: dicts that remember what changed since the last snapshot (``cache.journal``)
+        self.nodes: Journal[Node] = Journal()
+        self.pods: Journal[Pod] = Journal()
+        self.pod_groups: Journal[PodGroup] = Journal()
         self.queues: dict[str, Queue] = {}
         self.priority_classes: dict[str, PriorityClass] = {}
         self.hyper_nodes: dict[str, HyperNode] = {}
@@ -110,7 +112,8 @@ class ClusterCache:
         # The cache's own jobs and nodes, kept between snapshots and rebuilt only when their objects
         # changed (``_refresh_base``); their tasks are frozen and sessions get copies of the jobs and
         # nodes that share them (``JobInfo.session_copy``, ``NodeInfo.session_copy``).
-        self._seen_pods: dict[str, Pod] = {}
+        self._seen_pods: dict[str, tuple[Pod, int]] = {}
+        """Pod key -> the object and insertion number the base was last built from."""
         self._seen_nodes: dict[str, Node] = {}
         self._seen_pod_groups: dict[str, PodGroup] = {}
         self._base_tasks: dict[str, TaskInfo] = {}
@@ -158,7 +161,7 @@ class ClusterCache:
     def apply_files(self, files: list[LoadedFile]) -> list[KubeObject]:
         """Apply files like ``kubectl apply``, all or nothing: the objects, their admission, what the
         controllers make of them; return what the controllers created."""
-        staged = {kind: dict(store) for kind, store in self._stores().items()}
+        staged = {kind: _stage(store) for kind, store in self._stores().items()}
         missing: list[tuple[str, str]] = []
         sources: dict[tuple[str, str], str] = {}
         deleted: list[str] = []
@@ -193,8 +196,11 @@ class ClusterCache:
             paths = ", ".join(loaded.path for loaded in files) or "<input>"
             raise SnapshotError(f"{paths}: {exc}") from None
         for kind, store in self._stores().items():
-            store.clear()
-            store.update(staged[kind])
+            if isinstance(store, Journal):
+                store.commit(_journal(staged[kind]))  # only what changed: the next snapshot costs that
+            else:
+                store.clear()
+                store.update(staged[kind])
         for loaded in files:
             self.ignored.update(loaded.ignored)
             for kind, count in loaded.ignored.items():
@@ -298,18 +304,18 @@ class ClusterCache:
         objects: a job or node is rebuilt, as a full build would build it, only when one of its pods,
         its PodGroup or its Node changed; everything else is kept as it is."""
         pods = self.pods
-        seen = self._seen_pods
-        nodes_changed = self.nodes != self._seen_nodes
-        groups_changed = self.pod_groups != self._seen_pod_groups
-        # dict equality ignores order: a pod deleted and created again moved to the end
-        pods_changed = pods != seen or list(pods) != list(seen)
-        if not nodes_changed and not groups_changed and not pods_changed:
+        changed_pods = pods.take_changes()
+        changed_nodes = self.nodes.take_changes()
+        changed_groups = self.pod_groups.take_changes()
+        if not changed_pods and not changed_nodes and not changed_groups:
             return
         dirty_nodes: set[str] = set()
         dirty_jobs: set[str] = set()
         tasks = self._base_tasks
         node_members = self._node_members
         job_members = self._job_members
+        seen = self._seen_pods
+        position = pods.seq
 
         def forget(key: str) -> None:
             old = tasks.pop(key, None)
@@ -323,38 +329,48 @@ class ClusterCache:
                 dirty_jobs.add(uid)
                 job_members[uid].pop(key, None)
 
-        if pods_changed:
-            removed = seen.keys() - pods.keys()
-            for key in removed:
+        for key in changed_pods:
+            pod = pods.get(key)
+            if pod is None:
+                seen.pop(key, None)
                 forget(key)
-            moved = _moved_keys(seen, pods, removed)
-            seen_get = seen.get
-            for key, pod in pods.items():
-                if seen_get(key) is pod and key not in moved:
-                    continue
-                forget(key)
-                task = TaskInfo.from_pod(pod).freeze()
-                tasks[key] = task
-                if task.node_name:
-                    dirty_nodes.add(task.node_name)
-                    node_members.setdefault(task.node_name, {})[key] = None
-                if self.owns(pod) and task.job:
-                    dirty_jobs.add(task.job)
-                    job_members.setdefault(task.job, {})[key] = None
-                    self._member_job[key] = task.job
-            self._seen_pods = dict(pods)
-        if nodes_changed:
-            seen_nodes = self._seen_nodes
-            dirty_nodes.update(name for name in seen_nodes.keys() - self.nodes.keys())
-            dirty_nodes.update(name for name, node in self.nodes.items() if seen_nodes.get(name) is not node)
-            self._seen_nodes = dict(self.nodes)
-        if groups_changed:
-            seen_groups = self._seen_pod_groups
-            dirty_jobs.update(uid for uid in seen_groups.keys() - self.pod_groups.keys())
-            dirty_jobs.update(uid for uid, pg in self.pod_groups.items() if seen_groups.get(uid) is not pg)
-            self._seen_pod_groups = dict(self.pod_groups)
+                continue
+            # the same object at the same place (written again): nothing a full build would see
+            was = seen.get(key)
+            if was is not None and was[0] is pod and was[1] == position[key]:
+                continue
+            seen[key] = (pod, position[key])
+            forget(key)
+            task = TaskInfo.from_pod(pod).freeze()
+            tasks[key] = task
+            if task.node_name:
+                dirty_nodes.add(task.node_name)
+                node_members.setdefault(task.node_name, {})[key] = None
+            if self.owns(pod) and task.job:
+                dirty_jobs.add(task.job)
+                job_members.setdefault(task.job, {})[key] = None
+                self._member_job[key] = task.job
+        seen_nodes = self._seen_nodes
+        for name in changed_nodes:
+            node = self.nodes.get(name)
+            if node is None:
+                if seen_nodes.pop(name, None) is not None:
+                    dirty_nodes.add(name)
+            elif seen_nodes.get(name) is not node:
+                seen_nodes[name] = node
+                dirty_nodes.add(name)
+        seen_groups = self._seen_pod_groups
+        for uid in changed_groups:
+            pg = self.pod_groups.get(uid)
+            if pg is None:
+                if seen_groups.pop(uid, None) is not None:
+                    dirty_jobs.add(uid)
+            elif seen_groups.get(uid) is not pg:
+                seen_groups[uid] = pg
+                dirty_jobs.add(uid)
         self.last_refresh = (len(dirty_nodes), len(dirty_jobs))
-        position = {key: index for index, key in enumerate(pods)}
+        if not dirty_nodes and not dirty_jobs:
+            return
         for name in dirty_nodes:
             members = node_members.get(name)
             if members is not None and not members:
@@ -465,21 +481,14 @@ class ClusterCache:
         apply_decisions(self, decisions, now)
 
 
-def _moved_keys(seen: dict[str, Any], current: dict[str, Any], removed: set[str]) -> set[str]:
-    """Keys of ``seen`` still in ``current`` but no longer in their place: deleted and created again
-    since (a dict puts a key inserted again at its end), which changes where a full build puts them."""
-    survivors = [key for key in seen if key not in removed] if removed else list(seen)
-    keys = list(current)
-    if keys[: len(survivors)] == survivors:
-        return set()
-    moved: set[str] = set()
-    index = 0
-    for key in survivors:
-        if index < len(keys) and keys[index] == key:
-            index += 1
-        else:
-            moved.add(key)
-    return moved
+def _journal(store: dict[str, Any]) -> Journal[Any]:
+    assert isinstance(store, Journal)
+    return store
+
+
+def _stage(store: dict[str, Any]) -> dict[str, Any]:
+    """The copy ``apply_files`` edits: a journal's stage (written back change by change), else a dict."""
+    return store.stage() if isinstance(store, Journal) else dict(store)
 
 
 def _ignored_kind(path: str, kind: str, count: int) -> str:

@@ -1,0 +1,158 @@
+"""A store of objects by key that remembers what changed, so a snapshot costs what changed.
+
+``Journal`` is the dict the cluster cache keeps its Nodes, Pods and PodGroups in. Every write goes
+through the dict's own methods, and the journal records, besides the objects:
+
+* the keys written or deleted since the last ``take_changes()`` (the cache's ``_refresh_base`` reads
+  them instead of comparing every object with the last snapshot's);
+* each key's insertion number (``seq``): a key keeps its number when its object is replaced and gets
+  a new, larger one when it is deleted and created again, exactly as a dict moves such a key to its
+  end; so ``seq`` orders keys as iterating the dict does, without a pass over it.
+
+``stage()`` gives the copy that ``ClusterCache.apply_files`` edits before it knows the input is good
+(all or nothing); ``commit(staged)`` writes back only the staged changes, in an order that leaves the
+same keys in the same order as the staged copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar, overload
+
+V = TypeVar("V")
+
+_MISSING: Any = object()
+
+
+class Journal(dict[str, V]):
+    """A ``dict[str, V]`` that records changed keys and insertion numbers (see the module)."""
+
+    __slots__ = ("_changed", "_next", "_seq")
+
+    def __init__(self, items: Mapping[str, V] | None = None) -> None:
+        super().__init__()
+        self._changed: dict[str, None] = {}
+        self._seq: dict[str, int] = {}
+        self._next = 0
+        if items is not None:
+            for key, value in items.items():
+                self[key] = value
+
+    # ------------------------------------------------------------------ what changed
+    @property
+    def seq(self) -> Mapping[str, int]:
+        """Key -> insertion number, increasing in iteration order (read-only by contract)."""
+        return self._seq
+
+    def take_changes(self) -> list[str]:
+        """The keys written or deleted since the last call, in the order first changed; forgets them."""
+        changed = list(self._changed)
+        self._changed = {}
+        return changed
+
+    def has_changes(self) -> bool:
+        return bool(self._changed)
+
+    # ------------------------------------------------------------------ staging
+    def stage(self) -> Journal[V]:
+        """A copy to edit: the same objects and insertion numbers, no recorded changes."""
+        staged: Journal[V] = Journal()
+        dict.update(staged, self)
+        staged._seq = dict(self._seq)
+        staged._next = self._next
+        return staged
+
+    def commit(self, staged: Journal[V]) -> None:
+        """Write back what ``staged`` (made by ``stage()`` of this journal) changed: afterwards this
+        journal holds the same keys, objects and order as ``staged``; only the changed keys are
+        touched (and recorded as changed)."""
+        changed = staged._changed
+        if not changed:
+            return
+        seq = staged._seq
+        inserted: list[tuple[int, str]] = []
+        for key in changed:
+            if key not in staged:
+                if key in self:
+                    del self[key]
+                continue
+            if self._seq.get(key) == seq[key]:
+                self[key] = dict.__getitem__(staged, key)  # replaced in place: keeps its position
+            else:
+                inserted.append((seq[key], key))  # new, or deleted and created again: at the end
+        for _, key in sorted(inserted):
+            if key in self:
+                del self[key]
+            self[key] = dict.__getitem__(staged, key)
+
+    # ------------------------------------------------------------------ the dict's writes
+    def __setitem__(self, key: str, value: V) -> None:
+        if key not in self:
+            self._seq[key] = self._next
+            self._next += 1
+        dict.__setitem__(self, key, value)
+        self._changed[key] = None
+
+    def __delitem__(self, key: str) -> None:
+        dict.__delitem__(self, key)
+        del self._seq[key]
+        self._changed[key] = None
+
+    @overload
+    def pop(self, key: str, /) -> V: ...
+    @overload
+    def pop(self, key: str, default: V, /) -> V: ...
+    @overload
+    def pop(self, key: str, default: Any, /) -> Any: ...
+    def pop(self, key: str, default: Any = _MISSING, /) -> Any:
+        if key in self:
+            value = dict.__getitem__(self, key)
+            del self[key]
+            return value
+        if default is _MISSING:
+            raise KeyError(key)
+        return default
+
+    def popitem(self) -> tuple[str, V]:
+        key, value = dict.popitem(self)
+        del self._seq[key]
+        self._changed[key] = None
+        return key, value
+
+    def clear(self) -> None:
+        self._changed.update(dict.fromkeys(self))
+        self._seq.clear()
+        dict.clear(self)
+
+    def setdefault(self, key: str, default: V = None, /) -> V:  # type: ignore[assignment]
+        if key not in self:
+            self[key] = default
+        return dict.__getitem__(self, key)
+
+    def update(self, *args: Any, **kwargs: V) -> None:
+        for key, value in _pairs(*args, **kwargs):
+            self[key] = value
+
+    def __ior__(self, other: Any) -> Journal[V]:  # type: ignore[override,misc]
+        self.update(other)
+        return self
+
+    def copy(self) -> dict[str, V]:
+        """A plain dict of the same items (not a journal)."""
+        return dict(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Journal, (dict(self),))
+
+
+def _pairs(*args: Any, **kwargs: Any) -> Iterable[tuple[str, Any]]:
+    if args:
+        (source,) = args
+        if isinstance(source, Mapping):
+            yield from source.items()
+        elif hasattr(source, "keys"):
+            for key in source:
+                yield key, source[key]
+        else:
+            yield from source
+    yield from kwargs.items()
