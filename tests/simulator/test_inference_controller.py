@@ -195,8 +195,9 @@ def look_at(sim: Any) -> Any:
 
 def test_one_pod_group_per_replica_set_and_ranks_re_used() -> None:
     # down to 1 at 300, up to 3 again at 400: the survivor, chat-v1-000006, holds rank 2; the new
-    # pods get the free ranks 0 and 1 of the ReplicaSet, re-creations of (owner, rank) with the node those ranks last ran on. Every pod has the
-    # ReplicaSet as owner and its one PodGroup, owned by the ReplicaSet too (no NPU plugin here:
+    # pods get the free ranks 0 and 1 of the ReplicaSet, re-creations of (owner, rank) with the
+    # node those ranks last ran on. Every pod has the ReplicaSet as owner and its one PodGroup,
+    # owned by the ReplicaSet too (no NPU plugin here:
     # no hccl/rankIndex is written).
     sim = new_simulation(
         workload(
