@@ -28,8 +28,9 @@ controller's RollingUpdate does (``pkg/controller/deployment/rolling.go``: ``rec
 ``reconcileOldReplicaSets``, ``cleanupUnhealthyReplicas``, ``scaleDownOldReplicaSetsForRollingUpdate``;
 ``util/deployment_util.go`` ``NewRSNewReplicas``, ``ResolveFenceposts``): maxSurge 25 % rounded up,
 maxUnavailable 25 % rounded down (1 when both are 0). A pod is available once started (ready;
-``minReadySeconds`` 0). A traffic change during a rollout goes through the same steps (upstream
-scales the ReplicaSets proportionally: docs/differences.md).
+``minReadySeconds`` 0). A traffic change is a scaling event (``sync.go`` ``isScalingEvent``,
+``scale``, ``util/deployment_util.go`` ``GetProportion``): during a rollout every active ReplicaSet
+grows or shrinks in proportion.
 
 **StatefulSet** (``kind: StatefulSet``): pods ``<service>-<ordinal>`` with the label
 ``statefulset.kubernetes.io/pod-name`` (the Ascend plugin's rank: the ordinal), controlled by the
@@ -162,6 +163,11 @@ class ReplicaSetState:
     replicas: int = 0
     pods: list[str] = field(default_factory=list)
     """UIDs of its active pods (not being deleted by a scale-down), in creation order."""
+    desired: int = 0
+    """Annotation ``deployment.kubernetes.io/desired-replicas``: the Deployment's replicas when the
+    Deployment controller last scaled it."""
+    max_replicas: int = 0
+    """Annotation ``deployment.kubernetes.io/max-replicas``: those replicas + maxSurge."""
 
     @property
     def pod_group(self) -> str:
@@ -225,6 +231,7 @@ class InferenceService:
         uid = self.owner_uid if revision == 1 else f"{self.owner_uid}-v{revision}"
         shape = self.spec if image == self.spec.image else self.spec.model_copy(update={"image": image})
         state = ReplicaSetState(f"{self.name}-v{revision}", uid, shape)
+        self._scale_set(state, 0)
         self.sets.append(state)
         sim.controllers[uid] = self
         self._put_replica_set(sim, state)
@@ -271,14 +278,64 @@ class InferenceService:
             self._sync_stateful(sim)
             return
         new = self.sets[-1]
-        olds = [state for state in self.sets[:-1] if state.replicas > 0]
-        if not olds:
-            new.replicas = self.target
-            self._manage_all(sim)
-            return
-        while self._reconcile_new(new) or self._reconcile_old(sim, new):
+        while True:
+            if any(state.desired != self.target for state in self.sets if state.replicas > 0):
+                self._scale(sim)
+            elif not (self._reconcile_new(new) or self._reconcile_old(sim, new)):
+                break
             self._manage_all(sim)
         self._manage_all(sim)
+
+    def _scale_set(self, state: ReplicaSetState, replicas: int) -> None:
+        """``scaleReplicaSet``: the new size and the annotations ``SetReplicasAnnotations`` writes."""
+        state.replicas = replicas
+        state.desired = self.target
+        state.max_replicas = self.target + fenceposts(self.target)[0]
+
+    def _scale(self, sim: Simulation) -> None:
+        """A scaling event (``isScalingEvent``: an active ReplicaSet's desired-replicas is not the
+        Deployment's replicas) handled by ``sync``'s ``scale``: one active ReplicaSet (or the newest
+        when none is) takes the replicas; a saturated new ReplicaSet leaves the old ones at 0; else
+        every active ReplicaSet grows or shrinks in proportion (``GetProportion``), the leftover to the
+        first (largest, then newest when growing, oldest when shrinking)."""
+        new = self.sets[-1]
+        active = [state for state in self.sets if state.replicas > 0]
+        if len(active) <= 1:
+            self._scale_set(active[0] if active else new, self.target)
+            return
+        if (
+            new.replicas == self.target
+            and new.desired == self.target
+            and self._available(sim, new) == self.target
+        ):
+            for state in active:
+                if state is not new:
+                    self._scale_set(state, 0)
+            return
+        allowed = self.target + fenceposts(self.target)[0] if self.target > 0 else 0
+        to_add = allowed - sum(state.replicas for state in active)
+        order = {state.uid: index for index, state in enumerate(self.sets)}
+        if to_add > 0:
+            active.sort(key=lambda state: (-state.replicas, -order[state.uid]))
+        elif to_add < 0:
+            active.sort(key=lambda state: (-state.replicas, order[state.uid]))
+        sizes: list[int] = []
+        added = 0
+        for state in active:
+            proportion = 0
+            if to_add != 0 and to_add != added:
+                if self.target == 0:
+                    fraction = -state.replicas
+                else:
+                    wanted = state.replicas * allowed / state.max_replicas
+                    fraction = math.floor(wanted + 0.5) - state.replicas
+                proportion = min(fraction, to_add - added) if to_add > 0 else max(fraction, to_add - added)
+            sizes.append(state.replicas + proportion)
+            added += proportion
+        if to_add != 0:
+            sizes[0] = max(0, sizes[0] + to_add - added)
+        for state, size in zip(active, sizes, strict=True):
+            self._scale_set(state, size)
 
     def _available(self, sim: Simulation, state: ReplicaSetState) -> int:
         return sum(1 for uid in state.pods if uid in self.ready_at and not sim.pod_deleting(uid))
@@ -289,14 +346,14 @@ class InferenceService:
         if new.replicas == self.target:
             return False
         if new.replicas > self.target:
-            new.replicas = self.target
+            self._scale_set(new, self.target)
             return True
         surge, _ = fenceposts(self.target)
         current = sum(state.replicas for state in self.sets)
         up = min(self.target + surge - current, self.target - new.replicas)
         if up <= 0:
             return False
-        new.replicas += up
+        self._scale_set(new, new.replicas + up)
         return True
 
     def _reconcile_old(self, sim: Simulation, new: ReplicaSetState) -> bool:
@@ -319,7 +376,7 @@ class InferenceService:
             if unhealthy <= 0:
                 continue
             down = min(max_down - cleaned, unhealthy)
-            state.replicas -= down
+            self._scale_set(state, state.replicas - down)
             cleaned += down
         total_down = sum(self._available(sim, state) for state in self.sets) - min_available
         scaled = 0
@@ -329,7 +386,7 @@ class InferenceService:
             if state.replicas == 0:
                 continue
             down = min(state.replicas, total_down - scaled)
-            state.replicas -= down
+            self._scale_set(state, state.replicas - down)
             scaled += down
         return cleaned + scaled > 0
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from fumarole.simulator.controllers.inference import (
+    InferenceService,
     PodFacts,
     change_times,
     deletion_order,
@@ -24,7 +25,7 @@ from fumarole.simulator.controllers.inference import (
     replicas_at,
 )
 from fumarole.simulator.workload import TrafficSpec
-from sim_helpers import Life, events, lives, new_simulation, probe, simulate, workload
+from sim_helpers import Life, events, lives, new_simulation, node_group, probe, simulate, workload
 
 POINTS = {"points": [[0, 1], [100, 3], [300, 1]]}
 WAVE = {"min_replicas": 1, "max_replicas": 3, "period": 400, "peak_at": 200, "step": 100}
@@ -428,4 +429,36 @@ def test_stateful_set_parallel() -> None:
         ("inference/chat-0", "n-00", 0, 0, 80, None, ""),
         ("inference/chat-1", "n-00", 0, 0, 80, 330, "scale-down"),
         ("inference/chat-2", "n-00", 0, 0, 80, 330, "scale-down"),
+    ]
+
+
+def test_traffic_change_during_a_rollout_scales_in_proportion() -> None:
+    # 4 replicas on two 8-cpu nodes; v2's image also takes 80 s, so the rollout at 200 stalls:
+    # v1 4 -> 3, v2 0 -> 2 (as in test_a_replica_set_rollout; every ReplicaSet annotated desired 4,
+    # max 4 + 1 = 5). At 220 the traffic asks 8: a scaling event. Two active ReplicaSets, v2 not
+    # saturated: allowed = 8 + ceil(25 % x 8) = 10, to add = 10 - 5 = 5; largest first (v1 3, v2 2):
+    # v1 grows by round(3 x 10 / 5) - 3 = 3 -> 6, v2 by min(round(2 x 10 / 5) - 2, 5 - 3) = 2 -> 4,
+    # no leftover. Then RollingUpdate: 10 pods = 8 + maxSurge, available 3 + 0 < 8 - 2: no step.
+    svc = {"name": "chat", "image": "inf", "cpu": "1", "traffic": {"points": [[0, 4], [220, 8]]}}
+    svc["rollouts"] = [{"at": 200, "image": "inf2"}]
+    sim = new_simulation(
+        workload(
+            horizon=400,
+            cluster={"node_groups": [node_group("n", 2)]},
+            images=[{"name": "inf", "size_gb": 10}, {"name": "inf2", "size_gb": 10}],
+            inference=[svc],
+        )
+    )
+
+    def look() -> list[tuple[str, int, int, int, int]]:
+        service = sim.controllers["rs-chat"]
+        assert isinstance(service, InferenceService)
+        return [(rs.name, rs.replicas, rs.desired, rs.max_replicas, len(rs.pods)) for rs in service.sets]
+
+    seen = probe(sim, [199, 201, 221], look)
+    sim.run()
+    assert seen == [
+        [("chat-v1", 4, 4, 5, 4)],
+        [("chat-v1", 3, 4, 5, 3), ("chat-v2", 2, 4, 5, 2)],
+        [("chat-v1", 6, 8, 10, 6), ("chat-v2", 4, 8, 10, 4)],
     ]
