@@ -45,6 +45,7 @@ from fumarole.framework.settings import Settings
 
 from .cluster import RANK_ANNOTATION, PodRecord, SimCluster
 from .controllers import BatchPod, Controller, InferenceService, Manifests, TrainingJob
+from .controllers.per_replica import PerReplicaPodGroups
 from .faults import run_fault
 from .kubelet import Kubelet
 from .metrics import Metrics
@@ -120,7 +121,8 @@ class Simulation:
             self._training.append(job)
             self.controllers[job.owner_uid] = job
         for service_spec in workload.inference:
-            service = InferenceService(service_spec, f"rs-{service_spec.name}")
+            kind = PerReplicaPodGroups if service_spec.kind == "PerReplicaPodGroups" else InferenceService
+            service = kind(service_spec, f"rs-{service_spec.name}")
             self.controllers[service.owner_uid] = service
         for batch_spec in workload.batch:
             pod = BatchPod(batch_spec, f"batch-{batch_spec.name}")

@@ -361,7 +361,9 @@ class InferenceServiceSpec(PodShape):
 
     name: str
     traffic: TrafficSpec
-    kind: Literal["Deployment", "StatefulSet"] = "Deployment"
+    kind: Literal["Deployment", "StatefulSet", "PerReplicaPodGroups"] = "Deployment"
+    """``PerReplicaPodGroups``: each replica rank a pod in its own one-pod PodGroup, highest ranks
+    deleted first (an operator's per-replica PodGroups; the model before Deployments)."""
     pod_management_policy: Literal["OrderedReady", "Parallel"] = "OrderedReady"
     """A StatefulSet's: ``OrderedReady`` (Kubernetes' default) creates ordinal n only once 0..n-1 are
     Running and ready and deletes one pod at a time, highest first; ``Parallel`` does both at once."""
@@ -370,6 +372,8 @@ class InferenceServiceSpec(PodShape):
 
     @model_validator(mode="after")
     def _rollouts(self) -> InferenceServiceSpec:
+        if self.kind != "StatefulSet" and self.pod_management_policy != "OrderedReady":
+            raise ValueError("pod_management_policy: only a StatefulSet has one")
         if self.rollouts and self.kind != "Deployment":
             raise ValueError("rollouts: only a Deployment rolls out (a StatefulSet's update is not modelled)")
         times = [rollout.at for rollout in self.rollouts]

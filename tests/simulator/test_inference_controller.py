@@ -462,3 +462,40 @@ def test_traffic_change_during_a_rollout_scales_in_proportion() -> None:
         [("chat-v1", 3, 4, 5, 3), ("chat-v2", 2, 4, 5, 2)],
         [("chat-v1", 6, 8, 10, 6), ("chat-v2", 4, 8, 10, 4)],
     ]
+
+
+def test_same_inputs_same_events() -> None:
+    # a Deployment with a rollout during a traffic change and a StatefulSet, on two nodes: two runs
+    # write the same event log, pod for pod.
+    def once() -> list[tuple[float, str, str, str, str]]:
+        services = [
+            {
+                "name": "chat",
+                "image": "inf",
+                "cpu": "1",
+                "traffic": {"points": [[0, 3], [150, 6], [400, 2]]},
+                "rollouts": [{"at": 100, "image": "inf2"}],
+            },
+            {
+                "name": "kv",
+                "image": "inf",
+                "cpu": "1",
+                "kind": "StatefulSet",
+                "traffic": {"points": [[0, 2], [300, 1]]},
+            },
+        ]
+        sim, _ = simulate(
+            workload(
+                horizon=600,
+                cluster={"node_groups": [node_group("n", 2)]},
+                images=[{"name": "inf", "size_gb": 10}, {"name": "inf2", "size_gb": 5}],
+                inference=services,
+            )
+        )
+        return events(sim)
+
+    first = once()
+    assert first == once()
+    assert [event for event in first if event[1] == "rollout"] == [
+        (100, "rollout", "inference/chat", "", "chat-v1 -> chat-v2 inf2")
+    ]
