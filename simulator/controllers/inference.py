@@ -151,7 +151,11 @@ def deletion_order(candidates: list[PodFacts], related: list[PodFacts], now: flo
     on_node = Counter(facts.node for facts in related)
     for facts in candidates:
         facts.on_node = on_node[facts.node]
-    ordered = sorted(candidates, key=cmp_to_key(lambda a, b: _compare(a, b, now)))
+
+    def less(a: PodFacts, b: PodFacts) -> int:
+        return _compare(a, b, now)
+
+    ordered = sorted(candidates, key=cmp_to_key(less))
     return [facts.uid for facts in ordered]
 
 

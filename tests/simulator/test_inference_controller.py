@@ -499,3 +499,33 @@ def test_same_inputs_same_events() -> None:
     assert [event for event in first if event[1] == "rollout"] == [
         (100, "rollout", "inference/chat", "", "chat-v1 -> chat-v2 inf2")
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "evictions", "gangs_broken"),
+    [
+        # as shipped: every pending replica is a starving one-pod job and reclaims at the peaks
+        pytest.param("PerReplicaPodGroups", 8, 6, id="shipped-per-replica"),
+        # as a Deployment: one PodGroup of minMember 1 is never starving once a replica runs, so
+        # reclaim never acts for it (docs/simulate.md "Inference controllers")
+        pytest.param("Deployment", 0, 0, id="deployment-never-reclaims"),
+    ],
+)
+def test_the_example_reclaims_only_with_per_replica_pod_groups(
+    kind: str, evictions: int, gangs_broken: int
+) -> None:
+    from pathlib import Path
+
+    from fumarole.framework.conf import load_conf
+    from fumarole.framework.registry import Registry
+    from fumarole.simulator.engine import Simulation
+    from fumarole.simulator.workload import load_workload
+
+    root = Path(__file__).resolve().parents[2]
+    wl = load_workload(root / "examples" / "npu-day.yaml")
+    services = [service.model_copy(update={"kind": kind}) for service in wl.inference]
+    wl = wl.model_copy(update={"seed": 1, "inference": services})
+    registry = Registry()
+    conf = load_conf(root / "conf" / "npu-inference-training.yaml", registry)
+    summary = Simulation(wl, conf, registry=registry).run()
+    assert (summary["evictions"], summary["gangs_broken"]) == (evictions, gangs_broken)
