@@ -529,3 +529,65 @@ def test_the_example_reclaims_only_with_per_replica_pod_groups(
     conf = load_conf(root / "conf" / "npu-inference-training.yaml", registry)
     summary = Simulation(wl, conf, registry=registry).run()
     assert (summary["evictions"], summary["gangs_broken"]) == (evictions, gangs_broken)
+
+
+NPU_GROUP = {
+    "name": "npu",
+    "count": 2,
+    "resources": {"cpu": "64", "memory": "512Gi", "pods": "110"},
+    "npu": {"resource": "huawei.com/Ascend910", "chips": 8, "accelerator_type": "module-910b-8"},
+}
+
+
+@pytest.mark.parametrize(
+    ("annotations", "placed"),
+    [
+        # the ReplicaSet's 3 replicas are one gang for the Ascend plugin (minAvailable = replicas);
+        # two 8-chip nodes hold two 8-chip replicas: nothing is placed
+        pytest.param({}, [], id="replicas-rule-one-gang"),
+        # huawei.com/schedule_minAvailable "1" keeps minAvailable 1: two replicas are placed, and the
+        # plugin writes their ranks at allocation (unused ranks, in pod-name order)
+        pytest.param(
+            {"huawei.com/schedule_minAvailable": "1"},
+            [("inference/chat-v1-000001", "0", "npu-01"), ("inference/chat-v1-000004", "1", "npu-00")],
+            id="schedule-min-available-1",
+        ),
+    ],
+)
+def test_ascend_replica_set_rule_in_the_simulation(
+    annotations: dict[str, str], placed: list[tuple[str, str, str]]
+) -> None:
+    from pathlib import Path
+
+    from fumarole.framework.conf import load_conf
+    from fumarole.framework.registry import Registry
+    from fumarole.simulator.engine import Simulation
+
+    svc = {
+        "name": "chat",
+        "image": "img",
+        "npus_per_pod": 8,
+        "queue": "inference",
+        "annotations": annotations,
+        "node_selector": {"accelerator-type": "module-910b-8"},
+        "traffic": {"points": [[0, 3]]},
+    }
+    wl = workload(
+        horizon=60,
+        cluster={"node_groups": [NPU_GROUP], "queues": [{"name": "inference", "weight": 1}]},
+        inference=[svc],
+    )
+    registry = Registry()
+    conf = load_conf(Path(__file__).resolve().parents[2] / "conf" / "npu-inference-training.yaml", registry)
+    sim = Simulation(wl, conf, registry=registry)
+    sim.run()
+    pods = sim.cluster.cache.pods.values()
+    bound = sorted(
+        (pod.key, pod.metadata.annotations.get("hccl/rankIndex", ""), pod.spec.node_name)
+        for pod in pods
+        if pod.spec.node_name
+    )
+    assert bound == placed
+    assert [(r.key, r.rank) for r in sim.cluster.records.values() if r.bound is not None] == [
+        (key, int(rank)) for key, rank, _ in placed
+    ]
