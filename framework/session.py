@@ -57,7 +57,7 @@ from .util.priority_queue import PriorityQueue
 from .voting import UNDECIDED
 
 if TYPE_CHECKING:
-    from .cache.objects import ConfigMap
+    from .cache.objects import ConfigMap, ReplicaSet
     from .cache.snapshot import ClusterSnapshot, SnapshotSource
     from .extension_points import BoundPoint
 
@@ -112,6 +112,8 @@ class Session(ExtensionPointSpecs):
         self.queues: dict[str, QueueInfo] = {}
         self.priority_classes: dict[str, int] = {}
         self.config_maps: dict[str, ConfigMap] = {}
+        self.replica_sets: dict[str, ReplicaSet] = {}
+        """The snapshot's ReplicaSets by ``namespace/name`` (read by plugins; not changed by a session)."""
         self.total_resource = Resource()
         self.hyper_nodes = HyperNodeInfoMap()
         self.hyper_nodes_set_by_tier: dict[int, set[str]] = {}
@@ -183,6 +185,7 @@ class Session(ExtensionPointSpecs):
         self.queues = snapshot.queues
         self.priority_classes = dict(snapshot.priority_classes)
         self.config_maps = snapshot.config_maps
+        self.replica_sets = snapshot.replica_sets
         open_hyper_nodes(self, snapshot)
         self.opened_nominations = sub_job_nominations(self)
         for node in self.node_list:

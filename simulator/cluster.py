@@ -37,7 +37,7 @@ from fumarole.framework.cache.builders import (
     build_priority_class,
     build_queue,
 )
-from fumarole.framework.cache.objects import Node, Pod, PodGroup, PodGroupCondition
+from fumarole.framework.cache.objects import Node, OwnerReference, Pod, PodGroup, PodGroupCondition
 from fumarole.framework.decisions import PodGroupPhase
 from fumarole.framework.job_updater import UNSCHEDULABLE_CONDITION, pod_group_phase
 from fumarole.framework.session import session_uid
@@ -243,7 +243,9 @@ class SimCluster:
         shape: PodShape,
         owner_uid: str,
         min_resources: dict[str, Any],
+        owner_ref: dict[str, Any] | None = None,
     ) -> PodGroup:
+        """``owner_ref``: the PodGroup's controller reference (default: a Volcano Job of ``owner_uid``)."""
         pg = build_pod_group(
             namespace,
             name,
@@ -255,6 +257,11 @@ class SimCluster:
             owner_uid=owner_uid,
             uid=self.next_uid("pg"),
         )
+        if owner_ref is not None:
+            meta = pg.metadata.model_copy(
+                update={"owner_references": [OwnerReference.model_validate(owner_ref)]}
+            )
+            pg = pg.model_copy(update={"metadata": meta})
         self.cache.put(pg)
         self._unsettled_groups[pg.key] = None
         self.version += 1
@@ -303,10 +310,18 @@ class SimCluster:
         owner_kind: str,
         rank: int,
         now: float,
+        owner_name: str | None = None,
+        annotate_rank: bool = True,
+        extra_labels: dict[str, str] | None = None,
+        extra_annotations: dict[str, str] | None = None,
     ) -> PodRecord:
+        """``owner_name``: the owner reference's name (default: the PodGroup's); ``annotate_rank``:
+        write ``hccl/rankIndex`` (a Deployment's pods get theirs from the Ascend plugin at allocation)."""
         requests = self.requests_of(shape)
-        annotations = {**shape.annotations, RANK_ANNOTATION: str(rank)}
-        labels = dict(shape.labels)
+        annotations = {**shape.annotations, **(extra_annotations or {})}
+        if annotate_rank:
+            annotations[RANK_ANNOTATION] = str(rank)
+        labels = {**shape.labels, **(extra_labels or {})}
         if shape.preemptable is not None:
             labels["volcano.sh/preemptable"] = "true" if shape.preemptable else "false"
         uid = self.next_uid("pod")
@@ -326,7 +341,7 @@ class SimCluster:
             owner={
                 "apiVersion": "v1",
                 "kind": owner_kind,
-                "name": group,
+                "name": owner_name if owner_name is not None else group,
                 "uid": owner_uid,
                 "controller": True,
             },
@@ -466,6 +481,13 @@ class SimCluster:
         if key in self.cache.pod_groups:
             self.cache.delete("PodGroup", key)
             self.version += 1
+
+    def rerank(self, record: PodRecord, rank: int) -> None:
+        """A pod's rank was given at its allocation (``hccl/rankIndex`` written by the Ascend plugin):
+        it is re-created or not, and has a previous node or not, as that rank of its owner."""
+        record.rank = rank
+        record.previous_node = self.history.get((record.owner, rank), "")
+        record.recreated = bool(record.previous_node)
 
     # ------------------------------------------------------------------ could a cycle act?
     @staticmethod

@@ -43,8 +43,9 @@ from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.settings import Settings
 
-from .cluster import PodRecord, SimCluster
+from .cluster import RANK_ANNOTATION, PodRecord, SimCluster
 from .controllers import BatchPod, Controller, InferenceService, Manifests, TrainingJob
+from .controllers.per_replica import PerReplicaPodGroups
 from .faults import run_fault
 from .kubelet import Kubelet
 from .metrics import Metrics
@@ -120,7 +121,8 @@ class Simulation:
             self._training.append(job)
             self.controllers[job.owner_uid] = job
         for service_spec in workload.inference:
-            service = InferenceService(service_spec, f"rs-{service_spec.name}")
+            kind = PerReplicaPodGroups if service_spec.kind == "PerReplicaPodGroups" else InferenceService
+            service = kind(service_spec, f"rs-{service_spec.name}")
             self.controllers[service.owner_uid] = service
         for batch_spec in workload.batch:
             pod = BatchPod(batch_spec, f"batch-{batch_spec.name}")
@@ -250,6 +252,7 @@ class Simulation:
             pod = self.cluster.pod(bind.pod)
             record = self.cluster.records.get(pod.metadata.uid) if pod is not None else None
             if pod is not None and record is not None:
+                self._rank_at_bind(record, bind.annotations)
                 assess_bind(self.cluster, record, pod, bind.node)
         for record in self.cluster.apply(decisions, now):
             self.metrics.log(
@@ -263,6 +266,13 @@ class Simulation:
             self.metrics.log(now, "evict", eviction.pod, eviction.node, detail)
             self.env.process(self._delete_after_grace(pod.metadata.uid, "evicted"))
         self.metrics.allocation(now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
+
+    def _rank_at_bind(self, record: PodRecord, annotations: dict[str, str]) -> None:
+        """A Deployment's pod takes the rank the Ascend plugin wrote at its allocation."""
+        rank = annotations.get(RANK_ANNOTATION, "")
+        controller = self.controllers.get(record.owner)
+        if rank.isdigit() and int(rank) != record.rank and isinstance(controller, InferenceService):
+            self.cluster.rerank(record, int(rank))
 
     def _gangs_broken(self, evicted: list[str]) -> int:
         """Gangs that had at least minMember pods running or bound and fall below it."""

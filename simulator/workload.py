@@ -345,11 +345,41 @@ class TrafficSpec(_Model):
         return self
 
 
+class RolloutSpec(_Model):
+    """A new pod template at ``at``: the Deployment makes a new ReplicaSet running ``image`` and
+    replaces the old pods by RollingUpdate (maxSurge 25 %, maxUnavailable 25 %)."""
+
+    at: float = Field(ge=0)
+    image: str
+
+
 class InferenceServiceSpec(PodShape):
-    """A Deployment: replicas follow the traffic; scale-down deletes the highest ranks."""
+    """A Deployment (or a StatefulSet): replicas follow the traffic. A Deployment's ReplicaSet has one
+    PodGroup; ranks are given at allocation; scale-down picks pods as the ReplicaSet controller does.
+    A StatefulSet's pods are ``<name>-<ordinal>``, the ordinal their rank; scale-down removes the
+    highest ordinal."""
 
     name: str
     traffic: TrafficSpec
+    kind: Literal["Deployment", "StatefulSet", "PerReplicaPodGroups"] = "Deployment"
+    """``PerReplicaPodGroups``: each replica rank a pod in its own one-pod PodGroup, highest ranks
+    deleted first (an operator's per-replica PodGroups; the model before Deployments)."""
+    pod_management_policy: Literal["OrderedReady", "Parallel"] = "OrderedReady"
+    """A StatefulSet's: ``OrderedReady`` (Kubernetes' default) creates ordinal n only once 0..n-1 are
+    Running and ready and deletes one pod at a time, highest first; ``Parallel`` does both at once."""
+    rollouts: list[RolloutSpec] = Field(default_factory=list)
+    """A Deployment's template changes (``image``), each a new ReplicaSet rolled out at ``at``."""
+
+    @model_validator(mode="after")
+    def _rollouts(self) -> InferenceServiceSpec:
+        if self.kind != "StatefulSet" and self.pod_management_policy != "OrderedReady":
+            raise ValueError("pod_management_policy: only a StatefulSet has one")
+        if self.rollouts and self.kind != "Deployment":
+            raise ValueError("rollouts: only a Deployment rolls out (a StatefulSet's update is not modelled)")
+        times = [rollout.at for rollout in self.rollouts]
+        if times != sorted(times) or len(set(times)) != len(times):
+            raise ValueError("rollouts: must be sorted by at, one per time")
+        return self
 
 
 class BatchPodSpec(PodShape):
@@ -437,6 +467,11 @@ class Workload(_Model):
                 names.add(item.name)
                 if item.image not in images:
                     raise ValueError(f"{where}: image {item.image!r} is not in images")
+                for number, rollout in enumerate(getattr(item, "rollouts", [])):
+                    if rollout.image not in images:
+                        raise ValueError(
+                            f"{where}: rollouts[{number}]: image {rollout.image!r} is not in images"
+                        )
                 if item.queue not in queues:
                     raise ValueError(f"{where}: queue {item.queue!r} is not in cluster.queues")
                 if item.priority_class and item.priority_class not in classes:

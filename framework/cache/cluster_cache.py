@@ -471,6 +471,7 @@ class ClusterCache:
             hyper_nodes_ready=True,
             priority_classes={name: pc.value for name, pc in classes.items()},
             config_maps=dict(self.config_maps),
+            replica_sets=dict(self.replica_sets),
         )
 
     # ------------------------------------------------------------------ decisions

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..api.job_info import JobInfo
     from ..api.node_info import NodeInfo
     from ..api.queue_info import QueueInfo
-    from .objects import ConfigMap
+    from .objects import ConfigMap, ReplicaSet
 
 
 @dataclass
@@ -30,6 +30,8 @@ class ClusterSnapshot:
     hyper_nodes_ready: bool = True
     priority_classes: dict[str, int] = field(default_factory=dict)
     config_maps: dict[str, ConfigMap] = field(default_factory=dict)
+    replica_sets: dict[str, ReplicaSet] = field(default_factory=dict)
+    """ReplicaSets by ``namespace/name``: the Ascend plugin reads a ReplicaSet owner's ``replicas``."""
 
 
 class SnapshotSource(Protocol):

@@ -167,7 +167,7 @@ class ScheduleHandler:
         policies = self.policies(ssn)
         jobs: dict[str, NpuJob] = {}
         for uid, job in ssn.jobs.items():
-            view = build_job(job)
+            view = build_job(job, ssn.replica_sets)
             if view.is_npu:
                 view.handler = handler_name(view.resource, view.annotations, view.selector, view.labels)
                 view.policy = policies.get(view.handler)

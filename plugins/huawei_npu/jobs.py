@@ -23,8 +23,14 @@ Spec: upstream ``plugin/job.go`` (``initByJobInfo``, ``GetVCJobReqNPUTypeFromJob
 
 Deliberate differences: when the PodGroup names no NPU resource but its pods request one, the
 request is the pods' (upstream treats the job as a non-NPU job and places it with no chip rules);
-unranked tasks get ranks in pod-name order (upstream: Go map order); ReplicaSet owners are not
-looked up (no ``replicas`` multiplication), since snapshots carry no ReplicaSets.
+unranked tasks get ranks in pod-name order (upstream: Go map order); a ReplicaSet owner that is
+not in the snapshot is not looked up (no ``replicas`` rule; upstream asks the API server and, when
+it fails too, leaves the job out of the plugin's jobs).
+
+A ReplicaSet owner (the PodGroup's controller reference, kind ``ReplicaSet``) found in the snapshot
+and no ``huawei.com/schedule_minAvailable`` annotation: the request is multiplied by the
+ReplicaSet's ``spec.replicas`` and ``minAvailable`` is ``replicas`` (upstream ``initByJobInfo``
+with ``getOwnerInfo``), so a Deployment's replicas are placed as one gang.
 """
 
 from __future__ import annotations
@@ -48,6 +54,7 @@ from .inputs import pod_rank
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
     from fumarole.framework.api.task_info import TaskInfo
+    from fumarole.framework.cache.objects import ReplicaSet
     from fumarole.policies.card.contract import CardPolicyContract
 
 MIN_AVAILABLE_KEY = "huawei.com/schedule_minAvailable"
@@ -184,8 +191,9 @@ def _ranks(job: JobInfo, tasks: list[TaskInfo], terminating: int) -> dict[str, s
     return ranks
 
 
-def build_job(job: JobInfo) -> NpuJob:
-    """The NPU view of one job (policy not yet chosen)."""
+def build_job(job: JobInfo, replica_sets: Mapping[str, ReplicaSet] | None = None) -> NpuJob:
+    """The NPU view of one job (policy not yet chosen); ``replica_sets`` (``namespace/name``): the
+    snapshot's, for the ReplicaSet-owner rule."""
     tasks = sorted(job.tasks.values(), key=_task_sort_key)
     pg = job.pod_group
     view = NpuJob(uid=job.uid, min_available=job.min_available)
@@ -208,6 +216,13 @@ def build_job(job: JobInfo) -> NpuJob:
             if key not in view.annotations and key in first:
                 view.annotations[key] = first[key]
     view.resource, view.request = _request(job)
+    owner_set = None
+    if view.owner_kind == REPLICA_SET and pg is not None and replica_sets:
+        owner = pg.metadata.controller_owner()
+        owner_set = replica_sets.get(f"{pg.metadata.namespace}/{owner.name}") if owner is not None else None
+    if owner_set is not None and MIN_AVAILABLE_KEY not in view.annotations:
+        view.request *= owner_set.spec.replicas
+        view.min_available = owner_set.spec.replicas
     if MIN_AVAILABLE_KEY in view.annotations and job.min_available == 1:
         try:
             minimum = int(view.annotations[MIN_AVAILABLE_KEY])

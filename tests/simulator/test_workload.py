@@ -316,3 +316,47 @@ def test_default_conf_when_none_given(tmp_path: Path) -> None:
         "proportion",
         "nodeorder",
     ]
+
+
+SERVICE = {"name": "s", "image": "img", "traffic": {"points": [[0, 1]]}}
+
+
+@pytest.mark.parametrize(
+    ("service", "message"),
+    [
+        pytest.param(
+            {**SERVICE, "kind": "StatefulSet", "rollouts": [{"at": 5, "image": "img"}]},
+            "inference[0] (s): rollouts: only a Deployment rolls out (a StatefulSet's update is "
+            "not modelled)",
+            id="statefulset-rollout",
+        ),
+        pytest.param(
+            {**SERVICE, "rollouts": [{"at": 9, "image": "img"}, {"at": 5, "image": "img"}]},
+            "inference[0] (s): rollouts: must be sorted by at, one per time",
+            id="unsorted-rollouts",
+        ),
+        pytest.param(
+            {**SERVICE, "pod_management_policy": "Parallel"},
+            "inference[0] (s): pod_management_policy: only a StatefulSet has one",
+            id="policy-on-a-deployment",
+        ),
+        pytest.param(
+            {**SERVICE, "rollouts": [{"at": 5, "image": "nope"}]},
+            "inference[0] (s): rollouts[0]: image 'nope' is not in images",
+            id="unknown-rollout-image",
+        ),
+        pytest.param(
+            {**SERVICE, "kind": "ReplicaSet"},
+            "inference[0] (s).kind: Input should be 'Deployment', 'StatefulSet' or 'PerReplicaPodGroups' "
+            "(got 'ReplicaSet')",
+            id="unknown-kind",
+        ),
+    ],
+)
+def test_inference_kind_errors(tmp_path: Path, service: dict[str, Any], message: str) -> None:
+    document = copy.deepcopy(BASE)
+    document["inference"] = [service]
+    path = write(tmp_path, document)
+    with pytest.raises(WorkloadError) as caught:
+        load_workload(path)
+    assert str(caught.value) == f"{path}: {message}"
