@@ -32,7 +32,7 @@ import json
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -109,6 +109,28 @@ class Parameters(_Model):
         return values
 
 
+class SchedulingSettings(_Model):
+    """The scheduler settings a cell runs with (``Settings``; unset: Volcano's defaults, whatever the
+    ``FUMAROLE_*`` variables say, so that a cell depends on its spec alone). The paper's simulator
+    scores every node: ``percentage_of_nodes_to_find: 100``."""
+
+    percentage_of_nodes_to_find: int | None = Field(None, le=100)
+    min_nodes_to_find: int | None = Field(None, ge=0)
+    min_percentage_of_nodes_to_find: int | None = Field(None, ge=0, le=100)
+
+
+def hermetic_settings(values: dict[str, Any]) -> Any:
+    """``Settings`` from its defaults and ``values`` only (no ``FUMAROLE_*`` variable), observers off."""
+    from fumarole.framework.settings import Settings
+
+    fields = {
+        name: info.get_default(call_default_factory=True) for name, info in Settings.model_fields.items()
+    }
+    fields.update(values)
+    fields["observers"] = False
+    return Settings(**fields)
+
+
 class SweepSpec(_Model):
     """A sweep: every trace × conf × seed × parameter combination, one experiment each."""
 
@@ -119,6 +141,7 @@ class SweepSpec(_Model):
     seeds: list[int] | str | int
     """A list, a range ``"42-51"``, or a count N (seeds 1..N)."""
     parameters: Parameters = Field(default_factory=Parameters)
+    settings: SchedulingSettings = Field(default_factory=SchedulingSettings)
     out: str | None = None
     """Results directory, relative to the spec (``--out`` wins)."""
 
@@ -152,6 +175,7 @@ class Cell:
     conf: Conf
     seed: int
     parameters: tuple[tuple[str, Any], ...]
+    settings: dict[str, Any] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -172,8 +196,9 @@ class Sweep:
         names = list(Parameters.model_fields)
         values = [getattr(self.spec.parameters, name) for name in names]
         grid = [tuple(zip(names, combo, strict=True)) for combo in itertools.product(*values)]
+        settings = self.spec.settings.model_dump(exclude_none=True)
         return [
-            Cell(trace, conf, seed, params)
+            Cell(trace, conf, seed, params, settings)
             for trace in self.traces
             for conf in self.confs
             for params in grid
@@ -310,6 +335,7 @@ def cell_payload(cell: Cell) -> dict[str, Any]:
         "conf": {"source": cell.conf.source, "text": cell.conf.text},
         "seed": cell.seed,
         "parameters": dict(cell.parameters),
+        "settings": cell.settings,
     }
 
 
@@ -328,6 +354,7 @@ def cell_key(payload: dict[str, Any]) -> str:
         "nodes": _digest(trace["nodes"]),
         "seed": payload["seed"],
         "parameters": payload["parameters"],
+        "settings": payload["settings"],
         "fragmentation": _measure_name(),
     }
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode("utf-8")).hexdigest()
@@ -342,7 +369,6 @@ def run_cell(payload: dict[str, Any]) -> tuple[bytes, float]:
     """Run one cell (in any process); its result as canonical JSON bytes, and its wall seconds."""
     from fumarole.framework.conf import parse_conf
     from fumarole.framework.registry import Registry
-    from fumarole.framework.settings import Settings
     from fumarole.framework.util.collector import collector_paused
 
     from .trace import load_openb
@@ -368,7 +394,7 @@ def run_cell(payload: dict[str, Any]) -> tuple[bytes, float]:
             seed=int(payload["seed"]),
             tune=tune,
             registry=registry,
-            settings=Settings(observers=False),
+            settings=hermetic_settings(payload["settings"]),
             measure=measure,
             one_by_one=bool(parameters.get("one_by_one", False)),
         )

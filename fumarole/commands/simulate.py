@@ -173,7 +173,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from fumarole.simulator.workload import WorkloadError
 
     if args.experiment or args.tune is not None or args.one_by_one:
-        return _run_experiment(args)
+        return _run_experiment(args, settings)
     try:
         workload = _workload(args)
     except WorkloadError as exc:
@@ -252,10 +252,11 @@ def _run_seeds(
     return EXIT_OK
 
 
-def _run_experiment(args: argparse.Namespace) -> int:
+def _run_experiment(args: argparse.Namespace, settings: Settings) -> int:
     """``--experiment``: each conf once per seed through ``fumarole.simulator.sweep`` (serially, nothing
     cached); with ``--out`` the sweep's files (results.csv, summary.csv, analysis_allo_discrete.csv,
-    plots) are written there."""
+    plots) are written there. The node-search settings (``FUMAROLE_PERCENTAGE_OF_NODES_TO_FIND`` ...)
+    are the command's."""
     import tempfile
 
     from fumarole.commands import sweep as sweep_command
@@ -265,6 +266,7 @@ def _run_experiment(args: argparse.Namespace) -> int:
     from fumarole.simulator.sweep import (
         Conf,
         Parameters,
+        SchedulingSettings,
         Sweep,
         SweepError,
         SweepSpec,
@@ -320,6 +322,11 @@ def _run_experiment(args: argparse.Namespace) -> int:
         confs=[conf.source for conf in confs],
         seeds=seeds,
         parameters=Parameters(tune=[tune], one_by_one=[args.one_by_one]),
+        settings=SchedulingSettings(
+            percentage_of_nodes_to_find=settings.percentage_of_nodes_to_find,
+            min_nodes_to_find=settings.min_nodes_to_find,
+            min_percentage_of_nodes_to_find=settings.min_percentage_of_nodes_to_find,
+        ),
     )
     sweep = Sweep(Path("<command line>"), spec, [trace], confs, seeds, None)
 

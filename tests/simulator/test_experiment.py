@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from fumarole.framework.conf import DEFAULT_CONF_TEXT, parse_conf
 from fumarole.framework.registry import Registry
+from fumarole.framework.settings import Settings
 from fumarole.simulator.cluster import SimCluster
 from fumarole.simulator.experiment import (
     ALLOCATION_HEADER,
@@ -170,6 +171,25 @@ def test_one_session_decides_what_one_session_per_pod_decides(
     assert fast.nodes == slow.nodes
     assert fast.failed > 0
     assert fast.failed < len(fast.nodes)
+
+
+def test_one_session_equals_one_per_pod_when_allocate_stops_at_enough_feasible_nodes(tmp_path: Path) -> None:
+    """Volcano's node search stops after enough feasible nodes and starts the next search where the last
+    one stopped (a cursor kept across sessions): here 2 of the 5 nodes, 40 %."""
+    settings = Settings(min_nodes_to_find=2, percentage_of_nodes_to_find=40)
+    workload = experiment_workload(tmp_path)
+    results = []
+    for one_by_one in (False, True):
+        registry = Registry()
+        conf = conf_of(DEFAULT_CONF_TEXT, registry)
+        results.append(
+            run_experiment(
+                workload, conf, seed=7, registry=registry, settings=settings, one_by_one=one_by_one
+            )
+        )
+    assert results[0].nodes == results[1].nodes
+    everything = run_experiment(workload, conf_of(DEFAULT_CONF_TEXT, Registry()), seed=7)
+    assert everything.nodes != results[0].nodes  # the limit changes decisions: the test sees it
 
 
 def test_a_pod_that_does_not_fit_stays_failed_and_later_ones_still_run(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import yaml
 from fumarole.framework.conf import DEFAULT_CONF_TEXT, ConfError, parse_conf
 from fumarole.framework.registry import Registry
 from fumarole.simulator.experiment import allocation_row, run_experiment
-from fumarole.simulator.sweep import SweepError, load_sweep, ray_available, run_sweep
+from fumarole.simulator.sweep import SweepError, hermetic_settings, load_sweep, ray_available, run_sweep
 from test_experiment import BINPACK_CONF, EXPERIMENT_NODES, EXPERIMENT_PODS, experiment_workload
 
 
@@ -231,3 +231,22 @@ def test_a_bad_conf_or_trace_is_refused_before_anything_runs(tmp_path: Path) -> 
     with pytest.raises(SweepError) as error:
         load_sweep(spec)
     assert str(error.value).startswith(f"{spec}: traces[0]: {tmp_path / 'pods.csv'}: line 5 (pod-03)")
+
+
+def test_scheduler_settings_come_from_the_spec_not_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    run_sweep(load_sweep(write_spec(tmp_path, seeds=[1])), out, executor="serial")
+    monkeypatch.setenv("FUMAROLE_PERCENTAGE_OF_NODES_TO_FIND", "100")
+    assert hermetic_settings({}).percentage_of_nodes_to_find == 0
+    assert hermetic_settings({"min_nodes_to_find": 3}).min_nodes_to_find == 3
+    again = run_sweep(load_sweep(write_spec(tmp_path, seeds=[1])), out, executor="serial")
+    assert (again.cached, again.ran) == (2, [])
+    spec = write_spec(tmp_path, seeds=[1], settings={"percentage_of_nodes_to_find": 100})
+    changed = run_sweep(load_sweep(spec), out, executor="serial")
+    assert (changed.cached, len(changed.ran)) == (0, 2)
+    assert changed.cells[0].settings == {"percentage_of_nodes_to_find": 100}
+    with pytest.raises(SweepError) as error:
+        load_sweep(write_spec(tmp_path, settings={"seed": 4}))
+    assert str(error.value) == f"{tmp_path / 'spec.yaml'}: settings.seed: unknown key"
