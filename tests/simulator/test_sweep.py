@@ -250,3 +250,28 @@ def test_scheduler_settings_come_from_the_spec_not_the_environment(
     with pytest.raises(SweepError) as error:
         load_sweep(write_spec(tmp_path, settings={"seed": 4}))
     assert str(error.value) == f"{tmp_path / 'spec.yaml'}: settings.seed: unknown key"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_papers_grid_example_names_sixty_cells() -> None:
+    spec = ROOT / "examples" / "fgd-default-sweep.yaml"
+    if not (ROOT / "conf" / "fgd").is_dir():
+        pytest.skip("the six policies' confs (conf/fgd/, issue 16's per-device GPU work) are not here yet")
+    if not (ROOT.parent / "shared" / "data" / "openb").is_dir():
+        pytest.skip("the openb traces are not at ../shared/data/openb/")
+    sweep = load_sweep(spec)
+    cells = sweep.cells()
+    assert len(cells) == 60
+    assert [conf.name for conf in sweep.confs] == [
+        "01-Random",
+        "02-DotProd",
+        "03-GpuClustering",
+        "04-GpuPacking",
+        "05-BestFit",
+        "06-FGD",
+    ]
+    assert sweep.seeds == list(range(42, 52))
+    assert cells[0].settings == {"percentage_of_nodes_to_find": 100}
+    assert sweep.traces[0].name == "openb_pod_list_default"
