@@ -434,13 +434,27 @@ def execute(
         return
     if executor == "serial":
         for index, payload in enumerate(payloads):
-            done(index, *run_cell(payload))
+            try:
+                data, wall = run_cell(payload)
+            except Exception as exc:
+                raise _failed(payload, exc) from exc
+            done(index, data, wall)
     elif executor == "pool":
         _pool(payloads, done, jobs)
     elif executor == "ray":
         _ray(payloads, done, address)
     else:
         raise SweepError(f"unknown executor {executor!r}: choose one of {', '.join(EXECUTORS)}")
+
+
+def describe_payload(payload: dict[str, Any]) -> str:
+    """The cell a payload is, for messages: trace, conf, seed, parameters."""
+    params = " ".join(f"{key}={value}" for key, value in payload["parameters"].items())
+    return f"{payload['trace']['name']} {payload['conf']['source']} seed {payload['seed']} {params}"
+
+
+def _failed(payload: dict[str, Any], error: BaseException) -> SweepError:
+    return SweepError(f"cell {describe_payload(payload)} failed: {type(error).__name__}: {error}")
 
 
 def _pool(payloads: list[dict[str, Any]], done: Done, jobs: int | None) -> None:
@@ -453,7 +467,14 @@ def _pool(payloads: list[dict[str, Any]], done: Done, jobs: int | None) -> None:
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures = {pool.submit(run_cell, payload): index for index, payload in enumerate(payloads)}
         for future in as_completed(futures):
-            done(futures[future], *future.result())
+            index = futures[future]
+            try:
+                data, wall = future.result()
+            except Exception as exc:  # a worker's error, or the worker died
+                for other in futures:
+                    other.cancel()
+                raise _failed(payloads[index], exc) from None
+            done(index, data, wall)
 
 
 RAY_MISSING = "the ray executor needs Ray: pip install 'fumarole[ray]'"
@@ -479,8 +500,14 @@ def _ray(payloads: list[dict[str, Any]], done: Done, address: str | None) -> Non
     while pending:
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:
-            data, wall = ray.get(ref)
-            done(pending.pop(ref), data, wall)
+            index = pending.pop(ref)
+            try:
+                data, wall = ray.get(ref)
+            except Exception as exc:  # RayTaskError wraps the cell's own error
+                for other in pending:
+                    ray.cancel(other)
+                raise _failed(payloads[index], getattr(exc, "cause", None) or exc) from None
+            done(index, data, wall)
 
 
 # ---------------------------------------------------------------------- running a sweep

@@ -343,9 +343,11 @@ def _run_experiment(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.out:
         result = run_sweep(sweep, Path(args.out), executor="serial", rerun=True, progress=progress)
-        sweep_command.print_table(result, Path(args.out))
+        sweep_command.print_table(
+            result, Path(args.out), f"fumarole simulate --experiment: {len(result.cells)} runs"
+        )
     else:
         with tempfile.TemporaryDirectory(prefix="fumarole-experiment-") as scratch:
             result = run_sweep(sweep, Path(scratch), executor="serial", rerun=True, progress=progress)
-        sweep_command.print_table(result, None)
+        sweep_command.print_table(result, None, f"fumarole simulate --experiment: {len(result.cells)} runs")
     return EXIT_OK

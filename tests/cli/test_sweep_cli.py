@@ -130,7 +130,7 @@ def test_simulate_experiment_writes_the_artefacts_file(fumarole: Run, tmp_path: 
         ["pods", "binpack", "1.3", "42", "24"],
         ["pods", "binpack", "1.3", "43", "24"],
     ]
-    assert "fumarole sweep: 2 cells, 0 cached" in result.stdout
+    assert "fumarole simulate --experiment: 2 runs" in result.stdout
 
 
 @pytest.mark.parametrize(

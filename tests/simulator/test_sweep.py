@@ -275,3 +275,27 @@ def test_the_papers_grid_example_names_sixty_cells() -> None:
     assert sweep.seeds == list(range(42, 52))
     assert cells[0].settings == {"percentage_of_nodes_to_find": 100}
     assert sweep.traces[0].name == "openb_pod_list_default"
+
+
+def test_a_cell_that_fails_is_named_and_the_finished_cells_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fumarole.simulator import sweep as sweep_module
+
+    real = sweep_module.run_experiment
+    calls: list[int] = []
+
+    def flaky(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:
+            raise RuntimeError("boom")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sweep_module, "run_experiment", flaky)
+    out = tmp_path / "out"
+    with pytest.raises(SweepError) as error:
+        run_sweep(load_sweep(write_spec(tmp_path)), out, executor="serial")
+    assert str(error.value) == (
+        f"cell small {tmp_path / 'default.yaml'} seed 2 tune=1.3 one_by_one=False failed: RuntimeError: boom"
+    )
+    assert len(cell_files(out)) == 1
