@@ -739,6 +739,7 @@ def _write_plots(groups: dict[GroupKey, list[dict[str, Any]]], params: list[str]
         )
         axis.set_xlabel("arrived workload (% of the cluster's GPUs)")
         axis.set_ylabel("GPU allocation ratio (%)")
+        axis.set_ylim(0, 102)  # a band of two seeds (t with one degree of freedom) can be wider
         axis.set_title(f"GPU allocation: {trace} ({label}); mean over seeds, 95 % CI band")
         axis.grid(alpha=0.3)
         axis.legend(loc="upper left", fontsize="small")
