@@ -80,13 +80,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     return EXIT_OK
 
 
-def print_table(result: Any, out: Path | None) -> None:
+def print_table(result: Any, out: Path | None, title: str | None = None) -> None:
     """Per trace, conf and parameters: allocation at 100 % and at the last column, mean ± 95 % CI."""
-    from fumarole.simulator.sweep import group_results, seed_curve
+    from fumarole.simulator.sweep_results import group_results, seed_curve
 
-    table = Table(
-        title=f"fumarole sweep: {len(result.cells)} cells, {result.cached} cached", title_justify="left"
-    )
+    title = title or f"fumarole sweep: {len(result.cells)} cells, {result.cached} cached"
+    table = Table(title=title, title_justify="left")
     for column in (
         "workload",
         "conf",
