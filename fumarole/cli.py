@@ -1,5 +1,5 @@
 """The ``fumarole`` command line: ``schedule``, ``simulate``, ``plugins list``, ``conf validate``,
-``conf show`` (one module each in ``fumarole.commands``).
+``conf show``, ``sweep`` (one module each in ``fumarole.commands``).
 
 Exit status 0 on success, 1 when ``conf validate`` finds problems, 2 with one message on standard
 error (``fumarole: ...``) for bad input, and with ``--strict`` (``FUMAROLE_STRICT``) for any warning
@@ -29,6 +29,7 @@ from fumarole.commands import (
     schedule,
     simulate,
     strict_requested,
+    sweep,
 )
 from fumarole.framework.cache import SnapshotError
 from fumarole.framework.conf import ConfError
@@ -59,7 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fumarole", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"fumarole {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (schedule, simulate, plugins, conf):
+    for command in (schedule, simulate, plugins, conf, sweep):
         command.register(commands)
     return parser
 

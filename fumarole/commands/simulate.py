@@ -63,6 +63,23 @@ def register(commands: Any) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_skip_unsupported(parser)
     add_strict_argument(parser)
+    parser.add_argument(
+        "--experiment",
+        action="store_true",
+        help="the FGD paper's experiment mode (with --trace): the pods submitted in a seeded shuffled order, "
+        "the workload tuned to --tune x the cluster's GPUs, no timeline; writes the artefact's "
+        "analysis_allo_discrete.csv (docs/sweep.md)",
+    )
+    parser.add_argument(
+        "--tune",
+        type=float,
+        help="with --experiment: submitted GPU requests as a multiple of the cluster's GPUs (default 1.3)",
+    )
+    parser.add_argument(
+        "--one-by-one",
+        action="store_true",
+        help="with --experiment: one scheduling session per pod (slow) instead of one for all",
+    )
     parser.set_defaults(run=run)
 
 
@@ -155,6 +172,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from fumarole.simulator.output import print_summary, write_outputs
     from fumarole.simulator.workload import WorkloadError
 
+    if args.experiment or args.tune is not None or args.one_by_one:
+        return _run_experiment(args, settings)
     try:
         workload = _workload(args)
     except WorkloadError as exc:
@@ -230,4 +249,105 @@ def _run_seeds(
         if comparison is not None:
             (out / "comparison.json").write_text(json.dumps(comparison, indent=2) + "\n", encoding="utf-8")
     print_seeds_summary([title for title, _ in runs], statistics, comparison, stdout_console())
+    return EXIT_OK
+
+
+def _run_experiment(args: argparse.Namespace, settings: Settings) -> int:
+    """``--experiment``: each conf once per seed through ``fumarole.simulator.sweep`` (serially, nothing
+    cached); with ``--out`` the sweep's files (results.csv, summary.csv, analysis_allo_discrete.csv,
+    plots) are written there. The node-search settings (``FUMAROLE_PERCENTAGE_OF_NODES_TO_FIND`` ...)
+    are the command's."""
+    import tempfile
+
+    from fumarole.commands import sweep as sweep_command
+    from fumarole.framework.conf import DEFAULT_CONF_TEXT
+    from fumarole.simulator.experiment import DEFAULT_TUNE
+    from fumarole.simulator.stats import parse_seeds
+    from fumarole.simulator.sweep import (
+        Conf,
+        Parameters,
+        SchedulingSettings,
+        Sweep,
+        SweepError,
+        SweepSpec,
+        Trace,
+        check_conf,
+        check_trace,
+        run_sweep,
+    )
+
+    if not args.experiment:
+        raise UsageError("--tune and --one-by-one need --experiment")
+    if not args.trace or not args.nodes:
+        raise UsageError("--experiment needs --trace PODS.csv --nodes NODES.csv")
+    if args.workload:
+        raise UsageError("give either a workload file or --trace, not both")
+    for option in ("horizon", "period"):
+        if getattr(args, option) is not None:
+            raise UsageError(f"--{option} has no meaning with --experiment (there is no timeline)")
+    if args.seed is not None and args.seeds is not None:
+        raise UsageError("give either --seed or --seeds, not both")
+    if args.conf and args.compare:
+        raise UsageError("give either --conf or --compare, not both")
+    tune = DEFAULT_TUNE if args.tune is None else args.tune
+    if not tune > 0:
+        raise UsageError(f"--tune must be greater than 0, got {tune}")
+    try:
+        seeds = (
+            parse_seeds(args.seeds) if args.seeds is not None else [42 if args.seed is None else args.seed]
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    texts = []
+    for option, path in (("--trace", args.trace), ("--nodes", args.nodes)):
+        try:
+            texts.append(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{option} {path}: cannot read: {exc}") from None
+    confs = []
+    for conf_path in args.compare or ([args.conf] if args.conf else []):
+        try:
+            text = Path(conf_path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"{conf_path}: cannot read: {exc}") from None
+        name = Path(conf_path).stem
+        if name in [conf.name for conf in confs]:
+            name = f"{name}-{len(confs) + 1}"
+        confs.append(Conf(name, conf_path, text))
+    if not confs:
+        confs.append(Conf("default", "<default conf>", DEFAULT_CONF_TEXT))
+    trace = Trace(Path(args.trace).stem, Path(args.trace), Path(args.nodes), texts[0], texts[1])
+    spec = SweepSpec(
+        traces=[{"pods": args.trace, "nodes": args.nodes}],
+        confs=[conf.source for conf in confs],
+        seeds=seeds,
+        parameters=Parameters(tune=[tune], one_by_one=[args.one_by_one]),
+        settings=SchedulingSettings(
+            percentage_of_nodes_to_find=settings.percentage_of_nodes_to_find,
+            min_nodes_to_find=settings.min_nodes_to_find,
+            min_percentage_of_nodes_to_find=settings.min_percentage_of_nodes_to_find,
+        ),
+    )
+    sweep = Sweep(Path("<command line>"), spec, [trace], confs, seeds, None)
+
+    try:
+        for conf in confs:
+            check_conf(conf)
+        check_trace(trace, "--trace")
+    except SweepError as exc:
+        raise UsageError(str(exc)) from None
+
+    def progress(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    if args.out:
+        result = run_sweep(sweep, Path(args.out), executor="serial", rerun=True, progress=progress)
+        sweep_command.print_table(
+            result, Path(args.out), f"fumarole simulate --experiment: {len(result.cells)} runs"
+        )
+    else:
+        with tempfile.TemporaryDirectory(prefix="fumarole-experiment-") as scratch:
+            result = run_sweep(sweep, Path(scratch), executor="serial", rerun=True, progress=progress)
+        sweep_command.print_table(result, None, f"fumarole simulate --experiment: {len(result.cells)} runs")
     return EXIT_OK
