@@ -45,10 +45,11 @@ from fumarole.framework.settings import Settings
 
 from .cluster import PodRecord, SimCluster
 from .controllers import BatchPod, Controller, InferenceService, Manifests, TrainingJob
-from .faults import run_fault
+from .faults import run_fault, write_health
 from .kubelet import Kubelet
 from .metrics import Metrics
 from .network import Link, Network
+from .node_lifecycle import NodeLifecycle
 from .outcomes import GangTracker, assess_bind, outcome_summary
 from .super_pods import super_pod_ids
 from .workload import Workload, manifest_objects
@@ -104,6 +105,8 @@ class Simulation:
         self.storage = Link("storage", _bits_per_second(workload.storage.bandwidth_gbps))
         self.metrics.image_prepull_bytes = self.cluster.prepulled_bytes
         self.kubelets = {name: Kubelet(self, name) for name in self.cluster.nodes}
+        self.node_lifecycle = NodeLifecycle(self)
+        """Hard faults on Kubernetes' clock: NotReady, taint eviction, Terminating pods."""
         self.controllers: dict[str, Controller] = {}
         self.progress = progress
         self._last_version = -1
@@ -294,6 +297,8 @@ class Simulation:
 
     def _delete_after_grace(self, uid: str, reason: str) -> Generator[Any, Any, None]:
         yield self.env.timeout(self.workload.eviction_grace_period)
+        if self._live(uid) is not None and self.node_lifecycle.defer(uid, reason):
+            return  # its node is down: the kubelet confirms the deletion when it is back
         self._remove(uid, reason)
 
     # ------------------------------------------------------------------ pod lifecycle for controllers
@@ -340,13 +345,15 @@ class Simulation:
 
     def finish_pod(self, uid: str, reason: str) -> None:
         """A pod's work is over (it succeeded): it leaves at once."""
+        if self._on_down_node(uid):
+            return
         self._remove(uid, reason)
 
     def complete_pod(self, uid: str) -> None:
         """A pod's work is over and it stays, Succeeded (a Job's pod as Kubernetes keeps it): its node's
         resources and its image are free, its controller is told."""
         live = self._live(uid)
-        if live is None:
+        if live is None or self._on_down_node(uid):
             return
         record, pod = live
         node = pod.spec.node_name
@@ -384,6 +391,22 @@ class Simulation:
         controller = self.controllers.get(record.owner)
         if controller is not None:
             controller.pod_gone(self, record, reason)
+
+    # ------------------------------------------------------------------ nodes that go down
+    def _on_down_node(self, uid: str) -> bool:
+        """Whether the pod runs on a node that is down (its containers died with the machine: it cannot
+        succeed; Kubernetes deals with it on its clock, ``node_lifecycle``)."""
+        record = self.cluster.records.get(uid)
+        state = self.cluster.nodes.get(record.node) if record is not None and record.node else None
+        return state is not None and state.down
+
+    def confirm_deletion(self, uid: str, reason: str, detail: str = "") -> None:
+        """A pod's deletion completes (its kubelet confirmed it, or it was force-deleted): it goes."""
+        self._remove(uid, reason, detail)
+
+    def write_node_health(self, node: str) -> None:
+        """Write the node's health annotations, taints and Ready condition from its state."""
+        write_health(self, node)
 
     # ------------------------------------------------------------------ accounting
     def _account_training(self, end: float) -> None:

@@ -22,6 +22,7 @@ import json
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
+from .node_lifecycle import NOT_READY_TAINTS
 from .workload import FaultSpec
 
 if TYPE_CHECKING:
@@ -33,8 +34,10 @@ SUB_HEALTH_FAULT_CODE = "80C98000"
 
 
 def node_health(state: NodeState) -> tuple[dict[str, str], list[dict[str, str]]]:
-    """The annotations and taints a node has while ``state.faults`` are active."""
-    kinds = {fault.kind for fault in state.faults}
+    """The annotations and taints a node has while ``state.faults`` are active. A ``hard`` fault on
+    Kubernetes' clock writes no annotation (the node's agents are down with it); its taints are those
+    of a NotReady node, once the node lifecycle controller has marked it (``state.not_ready``)."""
+    kinds = {fault.kind for fault in state.faults if fault.kind != "hard" or fault.detection == "instant"}
     npu = state.group.npu
     status = "Healthy"
     if "hard" in kinds:
@@ -45,7 +48,7 @@ def node_health(state: NodeState) -> tuple[dict[str, str], list[dict[str, str]]]
     if npu is not None:
         chips: set[int] = set()
         for fault in state.faults:
-            if fault.kind == "hard":
+            if fault.kind == "hard" and fault.detection == "instant":
                 chips.update(range(npu.chips))
             elif fault.kind == "chip":
                 chips.update(fault.chips or [0])
@@ -68,22 +71,31 @@ def node_health(state: NodeState) -> tuple[dict[str, str], list[dict[str, str]]]
             )
         annotations[f"{npu.resource}-Fault"] = detail
     taints = [UNREACHABLE_TAINT] if "hard" in kinds else []
+    if state.not_ready:
+        taints = [*taints, *(taint for taint in NOT_READY_TAINTS if taint not in taints)]
     return annotations, taints
 
 
-def _write_health(sim: Simulation, node: str) -> None:
-    annotations, taints = node_health(sim.cluster.nodes[node])
-    sim.cluster.update_node(node, annotations=annotations, taints=taints)
+def write_health(sim: Simulation, node: str) -> None:
+    """Write the node's health from its state: annotations, taints, Ready condition."""
+    state = sim.cluster.nodes[node]
+    annotations, taints = node_health(state)
+    sim.cluster.update_node(
+        node, annotations=annotations, taints=taints, ready="Unknown" if state.not_ready else "True"
+    )
 
 
 def run_fault(sim: Simulation, fault: FaultSpec) -> Generator[Any, Any, None]:
+    if fault.kind == "hard" and fault.detection == "kubernetes":
+        yield from sim.node_lifecycle.run(fault)
+        return
     yield sim.env.timeout(fault.at)
     node = fault.node
     state = sim.cluster.nodes[node]
     npu = state.group.npu
     sim.metrics.log(sim.env.now, f"fault-{fault.kind}", "", node, "")
     state.faults.append(fault)
-    _write_health(sim, node)
+    write_health(sim, node)
     if fault.kind == "hard":
         for pod in sim.cluster.pods_on(node):
             sim.fail_pod(pod.metadata.uid, "node-fault")
@@ -98,4 +110,4 @@ def run_fault(sim: Simulation, fault: FaultSpec) -> Generator[Any, Any, None]:
     yield sim.env.timeout(fault.duration)
     sim.metrics.log(sim.env.now, f"recovered-{fault.kind}", "", node, "")
     state.faults.remove(fault)
-    _write_health(sim, node)
+    write_health(sim, node)

@@ -75,7 +75,7 @@ def run(
     [
         pytest.param(
             False,
-            {"kind": "hard"},
+            {"kind": "hard", "detection": "instant"},
             ({"NodeHealthyStatus": "UnHealthy"}, UNREACHABLE),
             ({"NodeHealthyStatus": "Healthy"}, []),
             # p fails with the node at 100 and is re-created at once; the taint keeps it off until the
@@ -85,7 +85,7 @@ def run(
         ),
         pytest.param(
             True,
-            {"kind": "hard"},
+            {"kind": "hard", "detection": "instant"},
             (npu_node(CHIPS, "", "UnHealthy"), UNREACHABLE),
             (npu_node("", "", "Healthy"), []),
             [("batch/p", "n-00", 0, 5, 5, 100, "failed"), ("batch/p", "n-00", 100, 200, 200, None, "")],
@@ -159,7 +159,7 @@ def test_fault_and_recovery(
 
 
 def test_fault_without_duration_stays() -> None:
-    sim, seen = run(False, [{"node": "n-00", "at": 100, "kind": "hard"}], [399])
+    sim, seen = run(False, [{"node": "n-00", "at": 100, "kind": "hard", "detection": "instant"}], [399])
     assert seen == [({"NodeHealthyStatus": "UnHealthy"}, UNREACHABLE)]
     # the re-created p never gets past the taint.
     assert lives(sim) == [
@@ -177,7 +177,7 @@ def test_fault_without_duration_stays() -> None:
             # chip 1 broken 100..300; the whole node down 150..250.
             [
                 {"node": "n-00", "at": 100, "kind": "chip", "chips": [1], "duration": 200},
-                {"node": "n-00", "at": 150, "kind": "hard", "duration": 100},
+                {"node": "n-00", "at": 150, "kind": "hard", "detection": "instant", "duration": 100},
             ],
             [
                 (npu_node(CHIPS, "", "UnHealthy"), UNREACHABLE),  # 151: both
@@ -190,7 +190,7 @@ def test_fault_without_duration_stays() -> None:
             False,
             # down 100..300; sub-healthy 150..200 (hidden by the hard fault, which outlasts it).
             [
-                {"node": "n-00", "at": 100, "kind": "hard", "duration": 200},
+                {"node": "n-00", "at": 100, "kind": "hard", "detection": "instant", "duration": 200},
                 {"node": "n-00", "at": 150, "kind": "subhealthy", "duration": 50},
             ],
             [
@@ -215,7 +215,7 @@ def test_hard_fault_taint_steers_new_pods_to_healthy_nodes() -> None:
         workload(
             cluster={"node_groups": [node_group("a", cpu="8"), node_group("b", cpu="8")]},
             batch=[{"name": "q", "image": "img", "cpu": "2", "duration": 100, "arrival": 60}],
-            faults=[{"node": "a-00", "at": 50, "kind": "hard"}],
+            faults=[{"node": "a-00", "at": 50, "kind": "hard", "detection": "instant"}],
         )
     )
     sim.run()

@@ -114,7 +114,7 @@ def run(traffic: dict[str, Any], cpu: str = "2", **fields: Any) -> tuple[Any, di
         pytest.param(
             {"points": [[0, 1]]},
             "2",
-            {"faults": [{"node": "n-00", "at": 100, "kind": "hard", "duration": 50}]},
+            {"faults": [{"node": "n-00", "at": 100, "kind": "hard", "detection": "instant", "duration": 50}]},
             # rank 0 fails with its node at 100 and is re-created at once (new UID, same rank); it
             # binds when the node recovers at 150 and runs at once (image cached). A re-creation is
             # not a scale-up: one latency only.
