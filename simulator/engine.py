@@ -51,6 +51,7 @@ from .metrics import Metrics
 from .network import Link, Network
 from .node_lifecycle import NodeLifecycle
 from .outcomes import GangTracker, assess_bind, outcome_summary
+from .scheduler_restart import run_restart
 from .super_pods import super_pod_ids
 from .workload import Workload, manifest_objects
 
@@ -107,6 +108,8 @@ class Simulation:
         self.kubelets = {name: Kubelet(self, name) for name in self.cluster.nodes}
         self.node_lifecycle = NodeLifecycle(self)
         """Hard faults on Kubernetes' clock: NotReady, taint eviction, Terminating pods."""
+        self.scheduler_down_until = -math.inf
+        """The scheduler process is down (restarting) until then: no cycle runs."""
         self.controllers: dict[str, Controller] = {}
         self.progress = progress
         self._last_version = -1
@@ -159,6 +162,8 @@ class Simulation:
             controller.start(self)
         for fault in self.workload.faults:
             self.env.process(run_fault(self, fault))
+        for restart in self.workload.scheduler_restarts:
+            self.env.process(run_restart(self, restart))
         self.env.process(self._scheduling_loop())
         if self.progress is not None:
             self.env.process(self._report_progress())
@@ -188,6 +193,9 @@ class Simulation:
     def _scheduling_loop(self) -> Generator[Any, Any, None]:
         period = self.workload.schedule_period
         while True:
+            if self.env.now < self.scheduler_down_until:
+                yield self.env.timeout(period)
+                continue
             changed = self.cluster.version != self._last_version
             if not self.workload.skip_idle_cycles or self._last_busy or changed:
                 if not self.workload.skip_idle_cycles or not self._elidable_conf:
@@ -391,6 +399,11 @@ class Simulation:
         controller = self.controllers.get(record.owner)
         if controller is not None:
             controller.pod_gone(self, record, reason)
+
+    def scheduler_restarted(self) -> None:
+        """A new scheduler process (``scheduler_restart``): its first cycle runs whatever changed."""
+        self._last_version = -1
+        self._last_busy = True
 
     # ------------------------------------------------------------------ nodes that go down
     def _on_down_node(self, uid: str) -> bool:
