@@ -45,7 +45,7 @@ from fumarole.framework.settings import Settings
 
 from .cluster import PodRecord, SimCluster
 from .controllers import BatchPod, Controller, InferenceService, Manifests, TrainingJob
-from .faults import run_fault, write_health
+from .faults import pod_left, run_fault, write_health
 from .kubelet import Kubelet
 from .metrics import Metrics
 from .network import Link, Network
@@ -370,6 +370,8 @@ class Simulation:
         record.end_reason = "succeeded"
         if record.image_held and node:
             self.kubelets[node].stopped(record.image)
+        if node:
+            pod_left(self, node)
         self.metrics.log(self.env.now, "gone", record.key, node, "succeeded")
         self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
         controller = self.controllers.get(record.owner)
@@ -394,6 +396,8 @@ class Simulation:
         self.cluster.delete_pod(record.key, self.env.now, reason)
         if record.image_held and node:
             self.kubelets[node].stopped(record.image)
+        if node:
+            pod_left(self, node)
         self.metrics.log(self.env.now, "gone", record.key, node, f"{reason} {detail}".strip())
         self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
         controller = self.controllers.get(record.owner)
