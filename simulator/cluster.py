@@ -104,6 +104,10 @@ class NodeState:
     gpu_milli: int
     faults: list[FaultSpec] = field(default_factory=list)
     """The node's active faults, in the order they started."""
+    down: bool = False
+    """The machine is down (a ``hard`` fault detected the Kubernetes way): its kubelet does nothing."""
+    not_ready: bool = False
+    """The node lifecycle controller has marked the node NotReady (``simulator/node_lifecycle.py``)."""
 
 
 class SimCluster:
@@ -218,7 +222,10 @@ class SimCluster:
         *,
         annotations: dict[str, str] | None = None,
         taints: list[dict[str, str]] | None = None,
+        ready: str | None = None,
     ) -> None:
+        """Write the node's annotations (merged), taints (replaced) and, with ``ready`` (``"True"``,
+        ``"False"``, ``"Unknown"``), its Ready condition."""
         node = self.cache.nodes[name]
         meta = node.metadata
         if annotations is not None:
@@ -226,7 +233,19 @@ class SimCluster:
         spec = node.spec
         if taints is not None:
             spec = Node.model_validate({"metadata": {"name": name}, "spec": {"taints": taints}}).spec
-        self.cache.put(node.model_copy(update={"metadata": meta, "spec": spec}))
+        update: dict[str, Any] = {"metadata": meta, "spec": spec}
+        if ready is not None:
+            others = [c.model_dump(by_alias=True) for c in node.status.conditions if c.type != "Ready"]
+            conditions = [*others, {"type": "Ready", "status": ready}] if ready != "True" or others else []
+            status = node.status.model_copy(
+                update={
+                    "conditions": Node.model_validate(
+                        {"metadata": {"name": name}, "status": {"conditions": conditions}}
+                    ).status.conditions
+                }
+            )
+            update["status"] = status
+        self.cache.put(node.model_copy(update=update))
         self.version += 1
 
     # ------------------------------------------------------------------ pods
@@ -338,6 +357,7 @@ class SimCluster:
             creation=now,
             node_selector=shape.node_selector or None,
             image=shape.image,
+            tolerations=[toleration.as_object() for toleration in shape.tolerations],
             owner={
                 "apiVersion": "v1",
                 "kind": owner_kind,

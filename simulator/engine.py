@@ -46,11 +46,13 @@ from fumarole.framework.settings import Settings
 from .cluster import RANK_ANNOTATION, PodRecord, SimCluster
 from .controllers import BatchPod, Controller, InferenceService, Manifests, TrainingJob
 from .controllers.per_replica import PerReplicaPodGroups
-from .faults import run_fault
+from .faults import pod_left, run_fault, write_health
 from .kubelet import Kubelet
 from .metrics import Metrics
 from .network import Link, Network
+from .node_lifecycle import NodeLifecycle
 from .outcomes import GangTracker, assess_bind, outcome_summary
+from .scheduler_restart import run_restart
 from .super_pods import super_pod_ids
 from .workload import Workload, manifest_objects
 
@@ -105,6 +107,10 @@ class Simulation:
         self.storage = Link("storage", _bits_per_second(workload.storage.bandwidth_gbps))
         self.metrics.image_prepull_bytes = self.cluster.prepulled_bytes
         self.kubelets = {name: Kubelet(self, name) for name in self.cluster.nodes}
+        self.node_lifecycle = NodeLifecycle(self)
+        """Hard faults on Kubernetes' clock: NotReady, taint eviction, Terminating pods."""
+        self.scheduler_down_until = -math.inf
+        """The scheduler process is down (restarting) until then: no cycle runs."""
         self.controllers: dict[str, Controller] = {}
         self.progress = progress
         self._last_version = -1
@@ -158,6 +164,8 @@ class Simulation:
             controller.start(self)
         for fault in self.workload.faults:
             self.env.process(run_fault(self, fault))
+        for restart in self.workload.scheduler_restarts:
+            self.env.process(run_restart(self, restart))
         self.env.process(self._scheduling_loop())
         if self.progress is not None:
             self.env.process(self._report_progress())
@@ -187,6 +195,9 @@ class Simulation:
     def _scheduling_loop(self) -> Generator[Any, Any, None]:
         period = self.workload.schedule_period
         while True:
+            if self.env.now < self.scheduler_down_until:
+                yield self.env.timeout(period)
+                continue
             changed = self.cluster.version != self._last_version
             if not self.workload.skip_idle_cycles or self._last_busy or changed:
                 if not self.workload.skip_idle_cycles or not self._elidable_conf:
@@ -304,6 +315,8 @@ class Simulation:
 
     def _delete_after_grace(self, uid: str, reason: str) -> Generator[Any, Any, None]:
         yield self.env.timeout(self.workload.eviction_grace_period)
+        if self._live(uid) is not None and self.node_lifecycle.defer(uid, reason):
+            return  # its node is down: the kubelet confirms the deletion when it is back
         self._remove(uid, reason)
 
     # ------------------------------------------------------------------ pod lifecycle for controllers
@@ -350,13 +363,15 @@ class Simulation:
 
     def finish_pod(self, uid: str, reason: str) -> None:
         """A pod's work is over (it succeeded): it leaves at once."""
+        if self._on_down_node(uid):
+            return
         self._remove(uid, reason)
 
     def complete_pod(self, uid: str) -> None:
         """A pod's work is over and it stays, Succeeded (a Job's pod as Kubernetes keeps it): its node's
         resources and its image are free, its controller is told."""
         live = self._live(uid)
-        if live is None:
+        if live is None or self._on_down_node(uid):
             return
         record, pod = live
         node = pod.spec.node_name
@@ -365,6 +380,8 @@ class Simulation:
         record.end_reason = "succeeded"
         if record.image_held and node:
             self.kubelets[node].stopped(record.image)
+        if node:
+            pod_left(self, node)
         self.metrics.log(self.env.now, "gone", record.key, node, "succeeded")
         self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
         controller = self.controllers.get(record.owner)
@@ -389,11 +406,34 @@ class Simulation:
         self.cluster.delete_pod(record.key, self.env.now, reason)
         if record.image_held and node:
             self.kubelets[node].stopped(record.image)
+        if node:
+            pod_left(self, node)
         self.metrics.log(self.env.now, "gone", record.key, node, f"{reason} {detail}".strip())
         self.metrics.allocation(self.env.now, self.cluster.allocated_npus, self.cluster.allocated_gpu_milli)
         controller = self.controllers.get(record.owner)
         if controller is not None:
             controller.pod_gone(self, record, reason)
+
+    def scheduler_restarted(self) -> None:
+        """A new scheduler process (``scheduler_restart``): its first cycle runs whatever changed."""
+        self._last_version = -1
+        self._last_busy = True
+
+    # ------------------------------------------------------------------ nodes that go down
+    def _on_down_node(self, uid: str) -> bool:
+        """Whether the pod runs on a node that is down (its containers died with the machine: it cannot
+        succeed; Kubernetes deals with it on its clock, ``node_lifecycle``)."""
+        record = self.cluster.records.get(uid)
+        state = self.cluster.nodes.get(record.node) if record is not None and record.node else None
+        return state is not None and state.down
+
+    def confirm_deletion(self, uid: str, reason: str, detail: str = "") -> None:
+        """A pod's deletion completes (its kubelet confirmed it, or it was force-deleted): it goes."""
+        self._remove(uid, reason, detail)
+
+    def write_node_health(self, node: str) -> None:
+        """Write the node's health annotations, taints and Ready condition from its state."""
+        write_health(self, node)
 
     # ------------------------------------------------------------------ accounting
     def _account_training(self, end: float) -> None:

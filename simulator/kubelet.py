@@ -49,12 +49,16 @@ class Kubelet:
         self.uplink = Link(f"{node}/up", bandwidth)
         self.fetching: dict[str, simpy.Event] = {}
         """Layers being fetched on this node, and the event of their arrival."""
+        self.boot = 0
+        """Counts the node's outages (``node_lifecycle``): a start begun under an earlier boot stops."""
 
     def start(self, key: str, uid: str) -> None:
         self.sim.env.process(self._start(key, uid))
 
-    def _alive(self, key: str, uid: str) -> bool:
+    def _alive(self, key: str, uid: str, boot: int) -> bool:
         pod = self.sim.cluster.pod(key)
+        if boot != self.boot or self.sim.cluster.nodes[self.node].down:
+            return False
         return pod is not None and pod.metadata.uid == uid and pod.metadata.deletion_timestamp is None
 
     def _cached(self, image: str) -> bool:
@@ -69,14 +73,17 @@ class Kubelet:
         record = sim.cluster.records[uid]
         image = record.image
         size = sim.cluster.images.get(image, 0.0)
+        boot = self.boot
+        if state.down:
+            return  # the node's machine is down: the kubelet starts it when the node is back
         if size > 0 and not self._cached(image):
             if self.pull_lock is None:
-                yield from self._pull(key, uid, image)
+                yield from self._pull(key, uid, image, boot)
             else:
                 with self.pull_lock.request() as turn:
                     yield turn
-                    yield from self._pull(key, uid, image)
-        if not self._alive(key, uid):
+                    yield from self._pull(key, uid, image, boot)
+        if not self._alive(key, uid, boot):
             return
         layers = [digest for digest, size in sim.cluster.image_layers.get(image, []) if size > 0]
         for digest in layers:
@@ -85,16 +92,16 @@ class Kubelet:
         startup = record.startup
         if startup is not None and startup.sandbox_s > 0:
             yield sim.env.timeout(startup.sandbox_s)
-            if not self._alive(key, uid):
+            if not self._alive(key, uid, boot):
                 return
         sim.cluster.set_phase(key, "Running", sim.env.now)
         sim.metrics.log(sim.env.now, "running", key, self.node, "recreated" if record.recreated else "first")
         if startup is not None and (startup.framework_s > 0 or startup.checkpoint_gb > 0):
             if startup.framework_s > 0:
                 yield sim.env.timeout(startup.framework_s)
-            if startup.checkpoint_gb > 0 and self._alive(key, uid):
+            if startup.checkpoint_gb > 0 and self._alive(key, uid, boot):
                 yield sim.network.start(startup.checkpoint_gb * 1e9 * 8, (sim.storage,)).done
-            if not self._alive(key, uid):
+            if not self._alive(key, uid, boot):
                 return
             sim.metrics.log(
                 sim.env.now, "started", key, self.node, "recreated" if record.recreated else "first"
@@ -102,14 +109,15 @@ class Kubelet:
         record.started = sim.env.now
         sim.pod_running(record)
 
-    def _pull(self, key: str, uid: str, image: str) -> Generator[Any, Any, None]:
+    def _pull(self, key: str, uid: str, image: str, boot: int) -> Generator[Any, Any, None]:
         """One image pull, holding a pull slot: fetch the missing layers, unpack them, cache them."""
         sim = self.sim
         state = sim.cluster.nodes[self.node]
         record = sim.cluster.records[uid]
-        if not self._alive(key, uid) or self._cached(image):
+        if not self._alive(key, uid, boot) or self._cached(image):
             return
         layers = [(digest, size) for digest, size in sim.cluster.image_layers[image] if size > 0]
+        cache = state.cache
         present = [digest for digest, _ in layers if digest in state.cache]
         for digest in present:
             state.cache.acquire(digest)  # kept while this pull runs
@@ -139,6 +147,8 @@ class Kubelet:
             sim.metrics.pulled(sim.env.now, fetched, layers=len(own), from_peers=from_peers)
             record.pulled = True
         for digest, size in missing:
+            if boot != self.boot and state.cache is not cache:
+                break  # the machine was replaced while the layers came: they are lost with it
             for evicted in state.cache.add(digest, size):
                 sim.metrics.log(sim.env.now, "image-evicted", "", self.node, evicted)
             state.cache.acquire(digest)  # not evicted by the next layer's arrival

@@ -261,6 +261,35 @@ class StorageSpec(_Model):
     """Read bandwidth shared fairly by every checkpoint load in flight (needed by ``checkpoint_gb``)."""
 
 
+class TolerationSpec(_Model):
+    """One toleration of a pod, as ``spec.tolerations[]`` (``tolerationSeconds`` spelled
+    ``toleration_seconds``)."""
+
+    key: str = ""
+    operator: Literal["Exists", "Equal"] = "Equal"
+    value: str = ""
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute", ""] = ""
+    toleration_seconds: int | None = None
+
+    @model_validator(mode="after")
+    def _exists(self) -> TolerationSpec:
+        if self.operator == "Exists" and self.value:
+            raise ValueError("operator Exists takes no value")
+        if not self.key and self.operator != "Exists":
+            raise ValueError("an empty key needs operator Exists (it tolerates every taint)")
+        if self.toleration_seconds is not None and self.effect not in ("NoExecute", ""):
+            raise ValueError("toleration_seconds applies to NoExecute taints only")
+        return self
+
+    def as_object(self) -> dict[str, Any]:
+        """The toleration as the Pod object spells it."""
+        out: dict[str, Any] = {"key": self.key, "operator": self.operator, "value": self.value}
+        out["effect"] = self.effect
+        if self.toleration_seconds is not None:
+            out["tolerationSeconds"] = self.toleration_seconds
+        return out
+
+
 class PodShape(_Model):
     """What each pod of a job or service asks for."""
 
@@ -284,6 +313,10 @@ class PodShape(_Model):
     gpu_resource: str | None = None
     """The GPU resource ``gpus_per_pod`` asks for (unset: that of the GPU node groups ``node_selector``
     targets)."""
+    tolerations: list[TolerationSpec] = Field(default_factory=list)
+    """The pods' tolerations (``spec.tolerations``). The taint eviction controller reads them when the
+    node turns unreachable: one for ``node.kubernetes.io/unreachable`` with ``effect: NoExecute`` and
+    ``toleration_seconds`` replaces the 300 s the DefaultTolerationSeconds admission plugin gives."""
 
 
 class TrainingJobSpec(PodShape):
@@ -412,12 +445,64 @@ class ManifestSpec(_Model):
         return self
 
 
+ChipFaultLevel = Literal[
+    "NotHandleFault",
+    "SubHealthFault",
+    "RestartRequest",
+    "RestartBusiness",
+    "FreeRestartNPU",
+    "RestartNPU",
+    "PreSeparateNPU",
+    "SeparateNPU",
+]
+"""The chip fault levels (``fault_handling``) of the Ascend device plugin
+(``component/ascend-device-plugin/pkg/common/fault_code.go``); ``ManuallySeparateNPU`` is not offered
+(it is ``SeparateNPU`` set by an operator)."""
+
+
 class FaultSpec(_Model):
     node: str
     at: float = Field(ge=0)
     kind: Literal["hard", "subhealthy", "chip"]
     duration: float | None = Field(None, gt=0)
     chips: list[int] = Field(default_factory=list)
+    detection: Literal["kubernetes", "instant"] = "kubernetes"
+    """``hard`` only: ``kubernetes`` — the node stops reporting and Kubernetes' node lifecycle controller
+    and taint eviction act on their clock (``node_lifecycle``; ``simulator/node_lifecycle.py``);
+    ``instant`` — the earlier model: the node is tainted and every pod on it fails at the fault."""
+    replaced: bool = False
+    """``hard`` with a ``duration`` only: the node comes back as a new machine under the same name, with
+    an empty image cache (re-created pods pull again)."""
+    level: ChipFaultLevel = "SeparateNPU"
+    """``chip`` only: the fault level (``fault_handling``) the device plugin reports for the chips; it
+    decides whether the chips leave the allocatable set and whether the pods using them fail
+    (``simulator/faults.py``)."""
+
+
+class NodeLifecycleSpec(_Model):
+    """Kubernetes' node lifecycle controller, taint-based eviction and pod garbage collection, for
+    ``hard`` faults detected the Kubernetes way (``simulator/node_lifecycle.py``)."""
+
+    node_monitor_grace_period: float = Field(50.0, ge=0)
+    """Seconds without a status from the kubelet before the node is NotReady (Ready ``Unknown``) and
+    tainted ``node.kubernetes.io/unreachable`` (kube-controller-manager ``--node-monitor-grace-period``:
+    50 s since Kubernetes 1.32, 40 s before)."""
+    default_toleration_seconds: int = Field(300, ge=0)
+    """How long a pod without its own toleration stays on an unreachable node before it is evicted (the
+    DefaultTolerationSeconds admission plugin, ``--default-unreachable-toleration-seconds``: 300)."""
+    force_delete_after: float | None = Field(None, ge=0)
+    """Seconds after the node turned NotReady at which every pod still on it is removed at once (an
+    operator's ``kubectl delete --force``, the ``node.kubernetes.io/out-of-service`` taint with pod GC,
+    the Node object deleted, or Ascend's ``fault-scheduling: force``). Unset: evicted pods stay
+    Terminating, holding their resources, until the node is back (Kubernetes' default)."""
+
+
+class SchedulerRestartSpec(_Model):
+    """The scheduler process restarts: no cycle runs for ``downtime`` seconds, and everything it kept in
+    memory between sessions is lost (``simulator/scheduler_restart.py``)."""
+
+    at: float = Field(ge=0)
+    downtime: float = Field(0.0, ge=0)
 
 
 class Workload(_Model):
@@ -437,6 +522,8 @@ class Workload(_Model):
     faults: list[FaultSpec] = Field(default_factory=list)
     registry: RegistrySpec = Field(default_factory=RegistrySpec)
     storage: StorageSpec = Field(default_factory=StorageSpec)
+    node_lifecycle: NodeLifecycleSpec = Field(default_factory=NodeLifecycleSpec)
+    scheduler_restarts: list[SchedulerRestartSpec] = Field(default_factory=list)
     _source: str = PrivateAttr("<workload>")
 
     @property
@@ -515,6 +602,25 @@ class Workload(_Model):
                     raise ValueError(
                         f"faults[{index}]: chips {outside} are not chips of {fault.node} (0..{npu.chips - 1})"
                     )
+            fields = fault.model_fields_set
+            if fault.kind != "hard" and "detection" in fields:
+                raise ValueError(f"faults[{index}]: detection applies to hard faults only")
+            if fault.replaced and (fault.kind != "hard" or fault.duration is None):
+                raise ValueError(
+                    f"faults[{index}]: replaced needs a hard fault with a duration (the node that comes back)"
+                )
+            if fault.kind != "chip" and "level" in fields:
+                raise ValueError(f"faults[{index}]: level applies to chip faults only")
+        restarts = [restart.at for restart in self.scheduler_restarts]
+        if restarts != sorted(restarts):
+            raise ValueError("scheduler_restarts must be sorted by at")
+        for index, restart in enumerate(self.scheduler_restarts[1:], start=1):
+            before = self.scheduler_restarts[index - 1]
+            if restart.at < before.at + before.downtime:
+                raise ValueError(
+                    f"scheduler_restarts[{index}]: at {restart.at:g} is during the downtime of "
+                    f"scheduler_restarts[{index - 1}] (until {before.at + before.downtime:g})"
+                )
         return self
 
 

@@ -75,7 +75,7 @@ def pod(name: str, **extra: Any) -> dict[str, Any]:
         ),
         pytest.param(
             [pod("p")],
-            [{"node": "n-00", "at": 100, "kind": "hard"}],
+            [{"node": "n-00", "at": 100, "kind": "hard", "detection": "instant"}],
             standard_conf(),
             # the node fails for good at 100: p fails, is re-created at 100, and never binds (tainted).
             [

@@ -100,7 +100,7 @@ def batch_and_faults(_: Path) -> tuple[Workload, SchedulerConf]:
             {"name": f"p{i}", "image": "img", "cpu": "2", "arrival": 7 * i, "duration": 40 + 13 * i}
             for i in range(8)
         ],
-        faults=[{"node": "a-01", "at": 100, "kind": "hard", "duration": 50}],
+        faults=[{"node": "a-01", "at": 100, "kind": "hard", "detection": "instant", "duration": 50}],
     )
     return wl, standard_conf()
 

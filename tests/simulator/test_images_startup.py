@@ -280,7 +280,7 @@ def test_pod_deleted_during_its_sandbox_never_runs() -> None:
     sim, _ = simulate(
         workload(
             batch=[pod("p", "img", startup={"sandbox_s": 60}, withdraw_at=None)],
-            faults=[{"node": "n-00", "at": 30, "kind": "hard"}],
+            faults=[{"node": "n-00", "at": 30, "kind": "hard", "detection": "instant"}],
             horizon=200,
         )
     )

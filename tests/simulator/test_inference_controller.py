@@ -126,7 +126,7 @@ def run(traffic: dict[str, Any], cpu: str = "2", **fields: Any) -> tuple[Any, di
         pytest.param(
             {"points": [[0, 1]]},
             "2",
-            {"faults": [{"node": "n-00", "at": 100, "kind": "hard", "duration": 50}]},
+            {"faults": [{"node": "n-00", "at": 100, "kind": "hard", "detection": "instant", "duration": 50}]},
             # the replica fails with its node at 100 and the ReplicaSet creates another at once (new
             # name, new UID); it binds when the node recovers at 150 and runs at once (image cached).
             # A re-creation is not a scale-up: one latency only.
@@ -384,7 +384,7 @@ def test_stateful_set_ordered_ready() -> None:
         "kind": "StatefulSet",
         "traffic": {"points": [[0, 3], [300, 1]]},
     }
-    faults = [{"node": "n-00", "at": 400, "kind": "hard", "duration": 50}]
+    faults = [{"node": "n-00", "at": 400, "kind": "hard", "detection": "instant", "duration": 50}]
     sim = new_simulation(
         workload(horizon=600, images=[{"name": "inf", "size_gb": 10}], inference=[svc], faults=faults)
     )

@@ -188,7 +188,7 @@ def test_pod_deleted_while_pulling_never_runs() -> None:
             cluster=node(),
             images=[{"name": "a", "size_gb": 30}],
             batch=[pod("p", "a")],
-            faults=[{"node": "n-00", "at": 100, "kind": "hard", "duration": 100}],
+            faults=[{"node": "n-00", "at": 100, "kind": "hard", "detection": "instant", "duration": 100}],
         )
     )
     assert lives(sim) == [

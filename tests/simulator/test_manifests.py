@@ -81,7 +81,7 @@ def workload_object(kind: str, name: str, replicas: int, cpu: str, **spec: Any) 
         pytest.param(
             [{"arrival": 10, "objects": [workload_object("Deployment", "web", 1, "6")]}],
             {"node_groups": [node_group("a", cpu="8"), node_group("b", cpu="8")]},
-            [{"node": "b-00", "at": 100, "kind": "hard"}],
+            [{"node": "b-00", "at": 100, "kind": "hard", "detection": "instant"}],
             # The pod (on b-00, the tie going to the seeded generator) fails with its node at 100; its
             # ReplicaSet re-creates it at once (same name, new UID), and the cycle at 100 binds it on a-00.
             [
@@ -109,7 +109,7 @@ def test_re_created_pod_has_a_new_uid_and_counts_as_re_created() -> None:
         horizon=300,
         cluster=cluster,
         manifests=[{"arrival": 10, "objects": [workload_object("Deployment", "web", 1, "6")]}],
-        faults=[{"node": "b-00", "at": 100, "kind": "hard"}],
+        faults=[{"node": "b-00", "at": 100, "kind": "hard", "detection": "instant"}],
     )
     sim, summary = simulate(wl)
     first, second = sim.cluster.records.values()

@@ -165,7 +165,9 @@ def return_workload(filler_duration: float, fault_duration: float | None = 100) 
             },
             {"name": "p", "image": "img", "cpu": "4", "duration": 5000, "arrival": 10},
         ],
-        faults=[{"node": "b-00", "at": 100, "kind": "hard", "duration": fault_duration}],
+        faults=[
+            {"node": "b-00", "at": 100, "kind": "hard", "detection": "instant", "duration": fault_duration}
+        ],
     )
 
 

@@ -31,7 +31,7 @@ FILLER = {
     "arrival": 20,
     "duration": 100000,
 }
-STEER = {"node": "a-00", "at": 1, "kind": "hard", "duration": 9}
+STEER = {"node": "a-00", "at": 1, "kind": "hard", "detection": "instant", "duration": 9}
 
 
 def run(b_fault: float, *, filler: bool) -> dict[str, Any]:
@@ -42,7 +42,10 @@ def run(b_fault: float, *, filler: bool) -> dict[str, Any]:
             images=[{"name": "train", "size_gb": 30}],
             jobs=[JOB],
             batch=[FILLER] if filler else [],
-            faults=[STEER, {"node": "b-00", "at": 302, "kind": "hard", "duration": b_fault}],
+            faults=[
+                STEER,
+                {"node": "b-00", "at": 302, "kind": "hard", "detection": "instant", "duration": b_fault},
+            ],
         )
     )
     return summary

@@ -128,6 +128,8 @@ def test_schema(tmp_path: Path) -> None:
         "faults",
         "registry",
         "storage",
+        "node_lifecycle",
+        "scheduler_restarts",
     ]
     assert schema["required"] == ["cluster"]
     assert schema["additionalProperties"] is False

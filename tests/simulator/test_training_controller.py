@@ -113,7 +113,7 @@ def test_gang_admission(extra: dict[str, Any], expected: list[Row], completed: i
     assert summary["training_jobs_completed"] == completed
 
 
-FAULT_A = [{"node": "a-00", "at": 100, "kind": "hard", "duration": 50}]
+FAULT_A = [{"node": "a-00", "at": 100, "kind": "hard", "detection": "instant", "duration": 50}]
 """a-00 fails at 100 and recovers at 150."""
 
 
@@ -252,7 +252,7 @@ def test_lost_pod_with_pending_gang_members_restarts_once() -> None:
             cluster=TWO_NODES,
             eviction_grace_period=0,
             jobs=[job(replicas=3, min_available=2)],
-            faults=[{"node": "a-00", "at": 100, "kind": "hard"}],
+            faults=[{"node": "a-00", "at": 100, "kind": "hard", "detection": "instant"}],
         )
     )
     assert rows(sim) == [
