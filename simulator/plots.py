@@ -287,9 +287,14 @@ def seeds_figure(
         positions = list(range(1, len(titles) + 1))
         if any(values):
             axis.boxplot(
-                [conf or [math.nan] for conf in values], positions=positions, widths=0.5, showfliers=False
+                [conf or [math.nan] for conf in values],
+                positions=positions,
+                widths=0.5,
+                showfliers=False,
+                medianprops={"color": "black"},
             )
-            for position, conf, colour in zip(positions, values, (f"C{i}" for i in positions), strict=False):
+            for position, conf in zip(positions, values, strict=True):
+                colour = f"C{position - 1}"  # each conf's colour on the other comparison figures
                 spread = [position + 0.12 * ((index % 5) - 2) / 2 for index in range(len(conf))]
                 axis.plot(spread, conf, "o", color=colour, markersize=3.5, alpha=0.8)
         else:

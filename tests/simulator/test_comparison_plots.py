@@ -176,7 +176,7 @@ def test_seeds_figure() -> None:
             pytest.approx([80.0, 90.0]),
             pytest.approx([10.0, 5.0, 20.0]),
         ]
-        assert [line.get_color() for line in strips] == ["C1", "C2"]
+        assert [line.get_color() for line in strips] == ["C0", "C1"]  # as on the other figures
         failed = by_title["training jobs failed"]
         assert [list(line.get_ydata()) for line in failed.get_lines() if line.get_marker() == "o"] == [
             [0, 1, 0],
