@@ -366,7 +366,8 @@ class TrainingJobSpec(PodShape):
     task_policies: list[PolicySpec] = Field(default_factory=list)
     """The policies of the job's one task (``worker``), looked at before the job's."""
     backoff_limit: int | None = Field(None, ge=0)
-    """An AscendJob's ``runPolicy.backoffLimit`` (unset: the ``fault-retry-times`` label, else no limit)."""
+    """An AscendJob's ``runPolicy.backoffLimit`` (unset: the ``fault-retry-times`` label, else no limit;
+    0 is no limit, as upstream)."""
 
     @property
     def retry_limit(self) -> int:
