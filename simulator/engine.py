@@ -46,6 +46,7 @@ from fumarole.framework.settings import Settings
 from .cluster import RANK_ANNOTATION, PodRecord, SimCluster
 from .controllers import BatchPod, Controller, InferenceService, Manifests, TrainingJob
 from .controllers.per_replica import PerReplicaPodGroups
+from .controllers.training import TRAINING_KINDS, job_ends
 from .faults import pod_left, run_fault, write_health
 from .kubelet import Kubelet
 from .metrics import Metrics
@@ -184,6 +185,7 @@ class Simulation:
                 super_pod_ids(self.workload.cluster.node_groups),
             )
         )
+        summary.update(job_ends(self._training))
         return summary
 
     def _report_progress(self) -> Generator[Any, Any, None]:
@@ -441,7 +443,11 @@ class Simulation:
             npus = job.spec.npus_per_pod or 1
             self.metrics.training_useful_npu_seconds += job.useful_progress(end) * job.spec.replicas * npus
         for record in self.cluster.records.values():
-            if record.owner_kind != "Job" or not record.owner.startswith("job-") or record.bound is None:
+            if (
+                record.owner_kind not in TRAINING_KINDS
+                or not record.owner.startswith("job-")
+                or record.bound is None
+            ):
                 continue
             held_until = record.ended if record.ended is not None else end
             self.metrics.training_held_npu_seconds += (held_until - record.bound) * (record.npus or 1)

@@ -9,7 +9,7 @@ rank restarts the whole job), summarised:
 
 * ``count``; ``running_again`` (every rank of the re-created gang Running before the horizon),
   ``restarted_again`` (a rank of the re-created gang was lost before all ran), ``not_running_at_end``
-  (still waiting at the horizon: counted, not dropped), ``job_failed`` (past ``max_restarts``);
+  (still waiting at the horizon: counted, not dropped), ``job_failed`` (past ``max_retry``);
 * ``all_ranks_returned`` — restarts whose every re-created rank was bound to the node that rank last
   ran on (``ranks``, ``ranks_returned`` count the ranks);
 * ``time_to_run_s`` — from the restart (the first rank lost) to every rank Running, p50/p95/p99 over
@@ -58,7 +58,7 @@ ENDED_PHASES = ("Succeeded", "Failed")
 def workload_class(record: PodRecord) -> str:
     """``training`` (a Job's pod, batch pods aside), ``inference`` (ReplicaSet, StatefulSet,
     Deployment) or ``other``."""
-    if record.owner_kind == "Job" and not record.owner.startswith("batch-"):
+    if record.owner_kind in ("Job", "AscendJob") and not record.owner.startswith("batch-"):
         return "training"
     if record.owner_kind in INFERENCE_KINDS:
         return "inference"

@@ -128,6 +128,7 @@ ROWS: list[tuple[str, Any]] = [
     ("inference scale-up latency p95 (s)", lambda s: _num(s["inference_scale_up_latency_s"]["p95"])),
     ("training goodput", lambda s: _pct(s["training_goodput"])),
     ("training jobs completed", lambda s: s["training_jobs_completed"]),
+    ("training jobs failed / aborted", lambda s: _job_ends(s)),
     ("scheduling cycles", lambda s: s["scheduling_cycles"]),
     ("hit rate training / inference", lambda s: _split(s, "hit_rate")),
     ("returns possible training / inference", lambda s: _split(s, "return_possible")),
@@ -160,6 +161,12 @@ def _split(summary: dict[str, Any], key: str) -> str:
     if key == "hit_rate":
         return " / ".join(_pct(value) for value in values)
     return " / ".join("-" if value is None else str(value) for value in values)
+
+
+def _job_ends(summary: dict[str, Any]) -> str:
+    """Jobs past max_retry / ended by an AbortJob or TerminateJob policy."""
+    failed, aborted = (summary.get(f"training_jobs_{end}") for end in ("failed", "aborted"))
+    return "-" if failed is None else f"{failed} / {aborted}"
 
 
 def _gangs(summary: dict[str, Any]) -> str:
@@ -202,6 +209,7 @@ STAT_ROWS: list[tuple[str, str, str]] = [
     ("inference scale-up latency p95 (s)", "inference_scale_up_latency_s.p95", ""),
     ("training goodput", "training_goodput", "%"),
     ("training jobs completed", "training_jobs_completed", ""),
+    ("training jobs failed", "training_jobs_failed", ""),
 ]
 
 

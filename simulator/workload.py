@@ -319,8 +319,67 @@ class PodShape(_Model):
     ``toleration_seconds`` replaces the 300 s the DefaultTolerationSeconds admission plugin gives."""
 
 
+POLICY_EVENTS = ("PodEvicted", "PodFailed", "TaskCompleted", "*")
+"""The Volcano Job events the simulator raises (``*``: any of them but ``TaskCompleted``)."""
+POLICY_ACTIONS = ("RestartJob", "RestartTask", "RestartPod", "AbortJob", "TerminateJob", "CompleteJob")
+UNMODELLED_EVENTS = ("PodPending", "JobUnknown", "TaskFailed", "JobUpdated")
+UNMODELLED_ACTIONS = ("RestartPartition", "ResumeJob")
+DEFAULT_MAX_RETRY = 3
+"""Volcano's default ``maxRetry`` (``pkg/webhooks/admission/jobs/mutate/mutate_job.go``)."""
+
+
+class PolicySpec(_Model):
+    """A Volcano Job lifecycle policy (``batch.volcano.sh/v1alpha1`` ``LifecyclePolicy``): on ``event``
+    (or any of ``events``) take ``action``."""
+
+    event: str | None = None
+    events: list[str] = Field(default_factory=list)
+    action: str
+
+    def event_list(self) -> list[str]:
+        return [*self.events, *([self.event] if self.event else [])]
+
+    @model_validator(mode="after")
+    def _known(self) -> PolicySpec:
+        events = self.event_list()
+        if not events:
+            raise ValueError("give event or events (exitCode policies are not modelled)")
+        for event in events:
+            if event in UNMODELLED_EVENTS:
+                raise ValueError(
+                    f"event {event!r} is not raised by the simulator (it raises: {', '.join(POLICY_EVENTS)})"
+                )
+            if event not in POLICY_EVENTS:
+                raise ValueError(f"unknown event {event!r} (one of: {', '.join(POLICY_EVENTS)})")
+        if self.action in UNMODELLED_ACTIONS:
+            raise ValueError(f"action {self.action!r} is not modelled (one of: {', '.join(POLICY_ACTIONS)})")
+        if self.action not in POLICY_ACTIONS:
+            raise ValueError(f"unknown action {self.action!r} (one of: {', '.join(POLICY_ACTIONS)})")
+        if "TaskCompleted" in events and self.action in ("RestartJob", "RestartTask", "RestartPod"):
+            raise ValueError(f"TaskCompleted: {self.action} would re-run a finished job; not modelled")
+        return self
+
+
+DEFAULT_POLICIES = (PolicySpec(events=["PodEvicted", "PodFailed"], action="RestartJob"),)
+"""A training job's policies when it gives none: the whole gang restarts when a pod is lost."""
+
+
+def _check_policies(policies: list[PolicySpec], field: str) -> None:
+    """Volcano's admission (``validate/util.go`` ``validatePolicies``): an event in one policy only,
+    and ``*`` alone."""
+    seen: set[str] = set()
+    for index, policy in enumerate(policies):
+        for event in policy.event_list():
+            if event in seen:
+                raise ValueError(f"{field}[{index}]: event {event!r} is already in another policy")
+            seen.add(event)
+    if "*" in seen and len(seen) > 1:
+        raise ValueError(f"{field}: with '*' no other event may be given")
+
+
 class TrainingJobSpec(PodShape):
-    """A gang job: all replicas start together; losing one pod restarts the whole gang."""
+    """A gang job: all replicas start together; losing one pod restarts the whole gang (the default
+    policies; see ``controllers/training.py``)."""
 
     name: str
     arrival: float = Field(0.0, ge=0)
@@ -328,7 +387,55 @@ class TrainingJobSpec(PodShape):
     replicas: int = Field(ge=1, le=MAX_COUNT)
     min_available: int | None = Field(None, ge=1)
     checkpoint_interval: float = Field(0.0, ge=0)
-    max_restarts: int = Field(1000, ge=0)
+    max_restarts: int | None = Field(None, ge=0)
+    """Deprecated: ``max_retry`` ``max_restarts + 1`` (it counted restarts allowed, not retries)."""
+    kind: Literal["volcano", "ascend"] = "volcano"
+    """``volcano``: a Volcano Job (``batch.volcano.sh``); ``ascend``: an AscendJob of Ascend's training
+    operator (PodGroup kept across restarts; label ``pod-rescheduling: "on"`` for pod-level restarts)."""
+    max_retry: int | None = Field(None, ge=1)
+    """Volcano's ``maxRetry``: the job fails at the restart that brings the retry count to it (unset: 3)."""
+    policies: list[PolicySpec] | None = None
+    """The job's lifecycle policies (unset: ``PodEvicted``, ``PodFailed`` -> ``RestartJob``; ``[]``: none)."""
+    task_policies: list[PolicySpec] = Field(default_factory=list)
+    """The policies of the job's one task (``worker``), looked at before the job's."""
+    backoff_limit: int | None = Field(None, ge=0)
+    """An AscendJob's ``runPolicy.backoffLimit`` (unset: the ``fault-retry-times`` label, else no limit;
+    0 is no limit, as upstream)."""
+
+    @property
+    def retry_limit(self) -> int:
+        """A Volcano Job's ``maxRetry``: ``max_retry``, else ``max_restarts + 1``, else 3."""
+        if self.max_retry is not None:
+            return self.max_retry
+        if self.max_restarts is not None:
+            return self.max_restarts + 1
+        return DEFAULT_MAX_RETRY
+
+    @model_validator(mode="after")
+    def _controller(self) -> TrainingJobSpec:
+        if self.max_restarts is not None and self.max_retry is not None:
+            raise ValueError(
+                "give max_retry only: max_restarts is its deprecated form (max_restarts N is max_retry N+1)"
+            )
+        if self.kind == "ascend":
+            volcano = [
+                name for name in ("max_retry", "max_restarts", "policies") if getattr(self, name) is not None
+            ] + (["task_policies"] if self.task_policies else [])
+            if volcano:
+                raise ValueError(
+                    f"{', '.join(volcano)}: a Volcano Job's, not an AscendJob's (kind: ascend restarts on "
+                    "any lost pod; its limit is backoff_limit)"
+                )
+            retry = self.labels.get("fault-retry-times")
+            if retry is not None and not retry.isdigit():
+                raise ValueError(f"labels.fault-retry-times: {retry!r} is not a whole number")
+        elif self.backoff_limit is not None:
+            raise ValueError(
+                "backoff_limit: an AscendJob's (kind: ascend); a Volcano Job's limit is max_retry"
+            )
+        _check_policies(self.policies or [], "policies")
+        _check_policies(self.task_policies, "task_policies")
+        return self
 
     @model_validator(mode="after")
     def _min(self) -> TrainingJobSpec:

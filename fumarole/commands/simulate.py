@@ -216,7 +216,8 @@ def _run_seeds(
 ) -> int:
     """``--seeds``: every conf once per seed; each run's outputs under ``seed-<n>/`` (no plots), the
     figures over seeds in ``over_seeds.json`` per conf and, with ``--compare``, the paired
-    differences in ``comparison.json``; the table gives mean ± 95 % CI (and the differences)."""
+    differences in ``comparison.json``; ``over_seeds.png`` (their spread, every conf); the table
+    gives mean ± 95 % CI (and the differences)."""
     from fumarole.simulator.output import print_seeds_summary, write_outputs
     from fumarole.simulator.stats import compare, over_seeds, parse_seeds
 
@@ -248,6 +249,10 @@ def _run_seeds(
             (base / "over_seeds.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
         if comparison is not None:
             (out / "comparison.json").write_text(json.dumps(comparison, indent=2) + "\n", encoding="utf-8")
+        from fumarole.simulator.plots import write_seeds_plot
+
+        out.mkdir(parents=True, exist_ok=True)
+        write_seeds_plot([title for title, _ in runs], seeds, per_conf, out)
     print_seeds_summary([title for title, _ in runs], statistics, comparison, stdout_console())
     return EXIT_OK
 

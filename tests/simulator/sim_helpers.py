@@ -170,6 +170,8 @@ SUMMARY_KEYS = [
     "image_on_node_at_bind",
     "gang_restarts",
     "eviction_impact",
+    "training_jobs_failed",
+    "training_jobs_aborted",
 ]
 """summary.json's keys, in their documented, fixed order."""
 

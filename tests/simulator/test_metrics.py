@@ -130,6 +130,8 @@ def test_summary_keys_are_stable() -> None:
             "pods_stopped": 0,
             "pods_stopped_per_event": None,
         },
+        "training_jobs_failed": 0,
+        "training_jobs_aborted": 0,
     }
 
 

@@ -471,14 +471,20 @@ def test_summary_table_renders_each_row() -> None:
 
 def test_seeds_compare_writes_each_run_and_the_statistics(workdir: Path) -> None:
     # seeds 1 and 2 under both confs: each run's files under seed-<n>/ (no plots), over_seeds.json per
-    # conf, comparison.json; nothing here depends on the seed (one node), so every figure has CI 0 and
+    # conf, comparison.json, over_seeds.png (the spread of both confs' figures); nothing here depends
+    # on the seed (one node), so every figure has CI 0 and
     # conf-a's 1 eviction against conf-b's 0 is a significant difference of -1.
     result = run_cli(
         workdir, "preempt.yaml", "--compare", "conf-a.yaml", "conf-b.yaml", "--seeds", "1,2", "--out", "out"
     )
     assert (result.returncode, result.stderr) == (0, "")
     out = workdir / "out"
-    assert sorted(path.name for path in out.iterdir()) == ["comparison.json", "conf-a", "conf-b"]
+    assert sorted(path.name for path in out.iterdir()) == [
+        "comparison.json",
+        "conf-a",
+        "conf-b",
+        "over_seeds.png",
+    ]
     assert sorted(path.name for path in (out / "conf-a").iterdir()) == ["over_seeds.json", "seed-1", "seed-2"]
     assert sorted(path.name for path in (out / "conf-a" / "seed-2").iterdir()) == [
         "events.csv",

@@ -1,4 +1,5 @@
-"""The training controller: Volcano Job style gangs that restart whole when a pod is lost.
+"""The training controller: Volcano Job style gangs that restart whole when a pod is lost (the
+default policies; maxRetry, other policies and AscendJobs: test_training_policies.py).
 
 Timing: a cycle every 5 s from 0, grace period 30 s; a job arriving at 0 is created just after the
 cycle at 0 and bound by the cycle at 5. Work advances only while every replica runs; losing a pod
@@ -150,16 +151,6 @@ FAULT_A = [{"node": "a-00", "at": 100, "kind": "hard", "detection": "instant", "
             1,
             0.645161,
             id="restart-delay",
-        ),
-        pytest.param(
-            {"max_restarts": 0},
-            {},
-            # no restart allowed: the job fails when the old pods are gone; no new pods.
-            # goodput = 0 useful / (95 + 125) held.
-            [],
-            0,
-            0.0,
-            id="max-restarts-exceeded",
         ),
     ],
 )
