@@ -33,6 +33,7 @@ read (allocate reads them only when no node fits).
 
 from __future__ import annotations
 
+from collections import Counter
 from enum import Enum
 from typing import TYPE_CHECKING
 
@@ -112,6 +113,28 @@ class _Failures:
         for row, error in self.errors.items():
             out[names[row]] = error
         return out
+
+    def summary(self) -> tuple[int, Counter[str]]:
+        """What ``build`` would give as (number of nodes, reason histogram), without building it: a
+        row's last shortfall counts unless a plugin error for that row replaces it."""
+        counts: Counter[str] = Counter()
+        rows = np.concatenate(self.short_rows) if self.short_rows else np.zeros(0, np.int64)
+        if len(rows):
+            short = np.concatenate(self.short_names)
+            if len(self.short_rows) > 1:
+                # the last entry of a row wins, as in ``build``'s dict
+                _, last = np.unique(rows[::-1], return_index=True)
+                keep = len(rows) - 1 - last
+                rows, short = rows[keep], short[keep]
+            if self.errors:
+                kept = ~np.isin(rows, np.fromiter(self.errors, dtype=np.int64, count=len(self.errors)))
+                rows, short = rows[kept], short[kept]
+            reasons, tallies = np.unique(short.astype(str), return_counts=True)
+            for reason, tally in zip(reasons.tolist(), tallies.tolist(), strict=True):
+                counts[f"Insufficient {reason}"] = tally
+        for error in self.errors.values():
+            counts.update(error.reasons())
+        return len(rows) + len(self.errors), counts
 
 
 class PredicateHelper:
@@ -195,7 +218,7 @@ class PredicateHelper:
             processed = int(np.flatnonzero(ordered == feasible[-1])[0]) + 1
         self._cursor.index = (start + processed) % total
         names = table.names
-        return feasible, FitErrors(lazy=lambda: failures.build(task, names))
+        return feasible, FitErrors(lazy=lambda: failures.build(task, names), summary=failures.summary)
 
     def _examine(
         self,

@@ -86,7 +86,10 @@ class FitErrors:
     """Per-node failures of one task, summarised as a histogram (``api.FitErrors``).
 
     ``nodes`` may be filled lazily: a producer can hand over a function that builds the per-node
-    errors only when somebody reads them (most predicate passes find a node and never look).
+    errors only when somebody reads them (most predicate passes find a node and never look), and
+    with it a ``summary`` function giving what ``__str__`` and ``reason_histogram`` need — how many
+    nodes failed and the reasons' histogram, exactly as the built errors would give them — so that
+    the message of a task that fits nowhere does not build one error per node.
     """
 
     def __init__(
@@ -96,11 +99,22 @@ class FitErrors:
         error: str = "",
         *,
         lazy: Callable[[], dict[str, FitError]] | None = None,
+        summary: Callable[[], tuple[int, Counter[str]]] | None = None,
     ) -> None:
         self._nodes = nodes if nodes is not None else {}
         self._lazy = lazy
+        self._summary = summary
+        self._summarised: tuple[int, Counter[str]] | None = None
         self.hyper_node = hyper_node
         self.error = error
+
+    def _lazy_summary(self) -> tuple[int, Counter[str]] | None:
+        """The producer's summary while the errors are not built and nothing was added to them."""
+        if self._lazy is None or self._summary is None or self._nodes:
+            return None
+        if self._summarised is None:
+            self._summarised = self._summary()
+        return self._summarised
 
     @property
     def nodes(self) -> dict[str, FitError]:
@@ -125,15 +139,19 @@ class FitErrors:
         return {name for name, fit in self.nodes.items() if fit.contains_unresolvable()}
 
     def reason_histogram(self) -> Counter[str]:
+        summary = self._lazy_summary()
+        if summary is not None:
+            return Counter(summary[1])
         counts: Counter[str] = Counter()
         for fit in self.nodes.values():
             counts.update(fit.reasons())
         return counts
 
     def __str__(self) -> str:
-        nodes = self.nodes
-        head = self.error or f"0/{len(nodes)} nodes are unavailable"
-        if not nodes:
+        summary = self._lazy_summary()
+        count = summary[0] if summary is not None else len(self.nodes)
+        head = self.error or f"0/{count} nodes are unavailable"
+        if not count:
             return head
         parts = sorted(f"{count} {reason}" for reason, count in self.reason_histogram().items())
         message = f"{head}: {', '.join(parts)}."

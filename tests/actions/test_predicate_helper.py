@@ -16,9 +16,12 @@ import numpy as np
 import pytest
 from fumarole.actions.util import predicate_helper
 from fumarole.actions.util.predicate_helper import LAST_INDEX_KEY, PredicateHelper, PredicateMode
+from fumarole.framework.api.fit_errors import Code, FitError, FitErrors
 from fumarole.framework.conf import PluginOption, SchedulerConf, Tier
 from fumarole.framework.settings import Settings
 from fumarole.testing import Harness, build_node, build_pod, build_pod_group, build_queue
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 NODES = 300
 TAINT = {"key": "dedicated", "value": "infra", "effect": "NoSchedule"}
@@ -107,3 +110,33 @@ def test_fit_errors_name_the_nodes_examined() -> None:
     _, cursor, examined, errors = early[0]
     assert cursor < examined < NODES
     assert errors == sorted(f"n{i:03d}" for i in range(examined) if i % 3 == 0 or i % 7 == 0)
+
+
+# -------------------------------------------------------------------- the fit errors' summary
+ROWS = st.lists(st.integers(0, 11), max_size=8, unique=True)
+
+
+@given(
+    st.lists(st.tuples(ROWS, st.sampled_from(["cpu", "memory", "pods"])), max_size=4),
+    st.dictionaries(st.integers(0, 11), st.sampled_from(["taint", "affinity", "ports"]), max_size=5),
+)
+@settings(max_examples=200, deadline=None)
+def test_the_summary_of_failures_is_what_building_every_error_gives(
+    shortfalls: list[tuple[list[int], str]], errors: dict[int, str]
+) -> None:
+    """A task that fits nowhere gets its message from ``_Failures.summary`` (no error per node): the
+    count and histogram must be those of the built errors, whatever overlaps."""
+    failures = predicate_helper._Failures()
+    for rows, resource in shortfalls:
+        failures.add_shortfalls(
+            np.asarray(rows, dtype=np.int64), np.asarray([resource] * len(rows), dtype=object)
+        )
+    for row, reason in errors.items():
+        failures.add_error(row, FitError.of(None, f"n{row}", Code.UNSCHEDULABLE, reason))
+    names = [f"n{row}" for row in range(12)]
+    built = FitErrors(failures.build(None, names))  # type: ignore[arg-type]
+    lazy = FitErrors(lazy=lambda: failures.build(None, names), summary=failures.summary)  # type: ignore[arg-type]
+    assert str(lazy) == str(built)
+    assert lazy.reason_histogram() == built.reason_histogram()
+    assert lazy._lazy is not None  # the message did not build the per-node errors
+    assert lazy.nodes.keys() == built.nodes.keys()
