@@ -108,6 +108,8 @@ class LiveLoop:
         self._conf_version = -1
         self.scheduler: Scheduler | None = None
         self.sessions = 0
+        self.on_session: list[Callable[[SessionReport], None]] = []
+        """Called with each session's report, on the loop's thread (tests, tools)."""
         self.last_session: float | None = None
         """Monotonic time the last session ended (``/healthz``)."""
         if conf is not None:
@@ -186,9 +188,11 @@ class LiveLoop:
     def step(self, now: float | None = None) -> SessionReport | None:
         """One session over the current cache (module docstring); None when not ready yet."""
         self.drain()
+        if not all(kind in self.state.listed for kind in self.required):
+            return None  # the first lists are applied together (a pod needs its PriorityClass)
         self.state.flush()
         self._reload_conf()
-        if self.scheduler is None or not all(kind in self.state.listed for kind in self.required):
+        if self.scheduler is None:
             return None
         started = time.perf_counter()
         now = self.clock() if now is None else now
@@ -217,6 +221,8 @@ class LiveLoop:
         self.state.record(decisions, report.results, now)
         report.seconds = time.perf_counter() - started
         self.metrics.session_done(report)
+        for callback in self.on_session:
+            callback(report)
         self.sessions += 1
         self.last_session = time.monotonic()
         return report
@@ -239,7 +245,10 @@ class LiveLoop:
         while not self._stop.is_set():
             moment = time.monotonic()
             if moment >= next_at or (changed and moment >= last + self.min_gap):
-                self.step()
+                try:
+                    self.step()
+                except Exception:  # a bug must not stop the scheduler: log it, try again next period
+                    logger.exception("session failed; the next one runs in {} s", self.period)
                 changed = False
                 last = time.monotonic()
                 next_at = last + self.period

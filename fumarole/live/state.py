@@ -23,7 +23,8 @@ What Volcano's ``SchedulerCache`` does with its informers (``pkg/scheduler/cache
 
 An object the API server sends that fumarole cannot read is left out with a warning (logged once per
 object and resourceVersion), as a file's would be reported; a HyperNode change that makes the tree
-invalid is left out, with an error logged, and the other changes of the batch apply.
+invalid is set aside, with a warning, and the other changes of the batch apply; what was set aside is
+tried again with the next change (``flush``).
 """
 
 from __future__ import annotations
@@ -102,6 +103,8 @@ class LiveState:
         self.listed: set[str] = set()
         """Kinds listed at least once (the loop waits for all before its first session)."""
         self._pending: list[Document] = []
+        self._retry: list[Document] = []
+        self._refused: set[str] = set()
         self._unreadable: set[tuple[str, str, str]] = set()
 
     # ------------------------------------------------------------------ events
@@ -187,16 +190,26 @@ class LiveState:
         return bool(self._pending)
 
     def flush(self) -> bool:
-        """Apply the queued events to the cache; whether there were any."""
+        """Apply the queued events to the cache; whether there were any.
+
+        The batch is applied whole when it can be; else each object on its own, and those the cache
+        refuses (a pod naming a PriorityClass whose event has not arrived yet, a HyperNode that breaks
+        the tree) wait for the next flush, their error logged once."""
         if not self._pending:
             return False
-        documents, self._pending = self._pending, []
+        documents, self._pending = self._retry + self._pending, []
+        self._retry = []
         try:
             self.cache.apply_files([LoadedFile(SOURCE, documents)])
-        except SnapshotError as exc:
-            logger.error("HyperNode changes from the API server left out: {}", exc)
-            rest = [document for document in documents if document.obj.KIND != "HyperNode"]
-            self.cache.apply_files([LoadedFile(SOURCE, rest)])
+        except SnapshotError:
+            for document in documents:
+                try:
+                    self.cache.apply_files([LoadedFile(SOURCE, [document])])
+                except SnapshotError as exc:
+                    if str(exc) not in self._refused:
+                        self._refused.add(str(exc))
+                        logger.warning("not applied yet, retried with the next change: {}", exc)
+                    self._retry.append(document)
         return True
 
     # ------------------------------------------------------------------ assumptions

@@ -144,7 +144,7 @@ class KubeTestServer:
         key = _key(kind, obj)
         with self.lock:
             store = self.objects[kind]
-            metadata.setdefault("uid", f"uid-{kind.lower()}-{key.replace('/', '-')}")
+            metadata.setdefault("uid", key.replace("/", "-"))  # as fumarole names an object without one
             version = self._next()
             metadata["resourceVersion"] = version
             kind_of_event = event or ("MODIFIED" if key in store else "ADDED")

@@ -108,8 +108,10 @@ def write_yaml(path: Path, documents: Any) -> Path:
 
 
 def timeless(body: dict[str, Any]) -> dict[str, Any]:
-    """A write's body without what depends on the session (transition IDs, times)."""
+    """A write's body without what depends on the session (transition IDs, times, the NPU plugin's
+    ``predicate-time`` annotation: the clock of ``schedule`` is the input's, that of ``run`` the wall's)."""
     body = copy.deepcopy(body)
+    body.get("metadata", {}).get("annotations", {}).pop("predicate-time", None)
     for condition in body.get("status", {}).get("conditions", []) or []:
         condition.pop("transitionID", None)
         condition.pop("lastTransitionTime", None)
