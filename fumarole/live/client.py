@@ -31,7 +31,7 @@ try:
     from kubernetes import client as k8s_client
     from kubernetes import config as k8s_config
     from kubernetes import watch as k8s_watch
-    from kubernetes.client.rest import ApiException
+    from kubernetes.client.exceptions import ApiException
 except ImportError as exc:  # pragma: no cover - the live extra is part of the test extra
     raise ImportError(
         "fumarole run needs the official Kubernetes client: pip install 'fumarole[live]'"
@@ -64,9 +64,9 @@ def config_map_resource(namespace: str, name: str) -> Resource:
 def api_client(kubeconfig: str | None) -> Any:
     """An ``ApiClient`` from a kubeconfig file, else from the pod's service account (in-cluster)."""
     if kubeconfig:
-        return k8s_config.new_client_from_config(config_file=kubeconfig)
+        return k8s_config.new_client_from_config(config_file=kubeconfig)  # type: ignore[no-untyped-call]
     configuration = k8s_client.Configuration()
-    k8s_config.load_incluster_config(client_configuration=configuration)
+    k8s_config.load_incluster_config(client_configuration=configuration)  # type: ignore[no-untyped-call]
     return k8s_client.ApiClient(configuration)
 
 
@@ -191,8 +191,8 @@ class Watcher:
         return self.api.request("GET", self.resource.path, query=query, timeout=self.watch_timeout + 10)
 
     def watch(self) -> None:
-        watcher = k8s_watch.Watch()
-        stream = watcher.stream(
+        watcher = k8s_watch.Watch()  # type: ignore[no-untyped-call]
+        stream = watcher.stream(  # type: ignore[no-untyped-call]
             self._watch_call,
             resource_version=self.version,
             timeout_seconds=self.watch_timeout,
@@ -200,7 +200,7 @@ class Watcher:
         )
         for event in stream:
             if self.stop.is_set():
-                watcher.stop()
+                watcher.stop()  # type: ignore[no-untyped-call]
                 break
             raw = event.get("object") or {}
             version = (raw.get("metadata") or {}).get("resourceVersion")

@@ -166,10 +166,11 @@ def decision_writes(
     changed and which dropped nominations are set; without it every PodGroup status is written."""
     rank = _action_rank(action_order)
     actions = list(rank)
-    for decided in (*decisions.evictions, *decisions.binds):
-        if decided.action not in rank:
-            rank[decided.action] = len(rank)
-            actions.append(decided.action)
+    decided = [e.action for e in decisions.evictions] + [b.action for b in decisions.binds]
+    for action in decided:
+        if action not in rank:
+            rank[action] = len(rank)
+            actions.append(action)
     writes: list[Write] = []
     for action in actions:
         writes.extend(evict_write(e.pod, e.action, e.node) for e in decisions.evictions if e.action == action)
