@@ -13,8 +13,13 @@ The loop itself is ``fumarole.live``.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
+import sys
 from typing import Any
+
+import yaml
 
 from fumarole.commands import EXIT_OK, UsageError, add_skip_unsupported, with_options
 from fumarole.framework.conf import load_conf
@@ -75,8 +80,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             metrics_port=None if args.metrics_port < 0 else args.metrics_port,
             watch_timeout=args.watch_timeout,
         )
-    except (ConfigException, OSError) as exc:
-        raise UsageError(f"{args.kubeconfig or 'in-cluster config'}: {exc}") from None
+    except (ConfigException, OSError, yaml.YAMLError, ValueError, TypeError, KeyError) as exc:
+        problem = " ".join(str(exc).split()) or type(exc).__name__
+        raise UsageError(
+            f"{args.kubeconfig or 'in-cluster config'}: not a usable kubeconfig: {problem}"
+        ) from None
 
     def _stop(signum: int, frame: Any) -> None:
         runner.stop()
@@ -84,4 +92,18 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
     runner.run()
-    return EXIT_OK
+    _exit_now(EXIT_OK)
+    return EXIT_OK  # pragma: no cover - _exit_now does not return
+
+
+def _exit_now(status: int) -> None:
+    """End the process once the loop stopped: the exit handlers run and the output is flushed, but the
+    interpreter's teardown of the scheduler's objects (over a second on a loaded machine) is skipped, so
+    SIGTERM ends ``run`` within a schedule period. The watchers' daemon threads end with the process."""
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(status)
