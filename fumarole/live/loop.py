@@ -10,7 +10,8 @@ A session (``step``): apply the queued events; when the scheduler's ConfigMap ch
 (a conf with errors is logged and the previous one kept; objects that must outlive a session, such as
 the NPU affinity cache, survive the reload, not a restart); run the session; turn its decisions into
 writes (``writes.decision_writes``, decision order) and send them one by one (``dry_run``: log them,
-send nothing) — a nomination on a node where an eviction of the same session failed is held back (the
+send nothing) — a bind to a node deleted since the session began is held back (the pod is decided
+again), and a nomination on a node where an eviction of the same session failed is held back (the
 room it waits for is not being made; Volcano's statement likewise undoes a failed eviction); then
 ``LiveState.record`` applies the decisions to the cache and rolls back the failed writes.
 An eviction whose pod the API server already accepted an eviction for is never sent again.
@@ -38,7 +39,7 @@ from fumarole.framework.settings import Settings
 
 from .metrics import Metrics
 from .state import CONFIG_MAP, NOT_SENT, LiveState, WriteResult
-from .writes import EVICT, NOMINATE, Write, decision_writes
+from .writes import BIND, EVICT, NOMINATE, Write, decision_writes
 
 SCHEDULE_PERIOD = 1.0
 
@@ -202,7 +203,14 @@ class LiveLoop:
         report = SessionReport(decisions, session_seconds=session_seconds)
         refused_on: set[str] = set()
         """Nodes where an eviction of this session failed."""
+        self.drain()  # events that arrived during the session: a node deleted since is not bound to
+        nodes = self.state.known["Node"]
         for write in writes:
+            if write.verb == BIND and write.node not in nodes:
+                message = f"not sent: node {write.node} is gone"
+                logger.warning("bind of pod {} {}", write.key, message)
+                report.results.append(WriteResult(write, NOT_SENT, message))
+                continue
             if write.verb == EVICT and write.key in self.state.evicted:
                 report.skipped.append(write)
                 logger.warning("eviction of pod {} not sent again (already accepted)", write.key)

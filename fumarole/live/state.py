@@ -269,6 +269,12 @@ class LiveState:
                 elif write.verb == EVICT:
                     self.evicted[key] = original.metadata.uid
                 continue
+            if write.verb == BIND and result.status == NOT_SENT:
+                cache.put(original)
+                logger.warning(
+                    "bind of pod {} rolled back ({}): decided again next session", key, result.message
+                )
+                continue
             if write.verb == BIND and result.status == 404:
                 cache.delete("Pod", key)
                 self.known["Pod"].discard(key)

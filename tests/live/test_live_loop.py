@@ -11,13 +11,14 @@ from typing import Any
 import pytest
 import yaml
 from fumarole.framework.conf import parse_conf
+from fumarole.framework.hookspecs import hookimpl
 from fumarole.framework.registry import Registry
 from live_helpers import PREEMPT_CONF, pod, preempt_cluster
 
 from fumarole.live.loop import DryRunWriter, LiveLoop
 from fumarole.live.metrics import Metrics
 from fumarole.live.runner import LiveSettings
-from fumarole.live.state import CONFIG_MAP, LiveState, WriteResult
+from fumarole.live.state import CONFIG_MAP, NOT_SENT, LiveState, WriteResult
 from fumarole.live.writes import Write
 
 KINDS = ("Node", "Pod", "PodGroup", "Queue", "PriorityClass", "HyperNode")
@@ -230,3 +231,43 @@ def test_metrics_text() -> None:
         'volcano_e2e_scheduling_latency_milliseconds_bucket{le="1"}'
     )
     assert Metrics().render().count("# TYPE") == 7
+
+
+class _NodeDeletedDuringSession:
+    """At session close, the watch delivers the deletion of the node the session bound to (as if it went
+    while the session ran)."""
+
+    def __init__(self, loop: LiveLoop, nodes: list[dict[str, Any]]) -> None:
+        self.loop = loop
+        self.nodes = {raw["metadata"]["name"]: raw for raw in nodes}
+        self.deleted = ""
+
+    @hookimpl
+    def fumarole_session_closed(self, session: Any) -> None:
+        if not self.deleted:
+            self.deleted = session.decisions.binds[0].node
+            self.loop.events.put(("event", "Node", "DELETED", self.nodes[self.deleted]))
+
+
+def test_bind_to_a_node_gone_during_the_session_is_held_back_and_decided_again() -> None:
+    objects = [raw for raw in preempt_cluster() if raw["metadata"]["name"] not in ("low-0", "low-1")]
+    second = copy.deepcopy(objects[0])
+    second["metadata"]["name"] = "n2"
+    objects.append(second)
+    writer = ScriptedWriter()
+    loop = preempt_loop(writer, objects)
+    assert loop.scheduler is not None
+    deleter = _NodeDeletedDuringSession(loop, [objects[0], second])
+    loop.scheduler.add_observer(deleter)
+    first = loop.step()
+    assert first is not None
+    gone = deleter.deleted
+    assert [(r.write.verb, r.status, r.message) for r in first.results if r.write.verb == "bind"] == [
+        ("bind", NOT_SENT, f"not sent: node {gone} is gone")
+    ]
+    assert writer.sent.count(("bind", "ns/high-0")) == 0
+    assert not loop.state.cache.pods["ns/high-0"].spec.node_name
+    again = loop.step()
+    other = "n2" if gone == "n1" else "n1"
+    assert again is not None and [(b.pod, b.node) for b in again.decisions.binds] == [("ns/high-0", other)]
+    assert writer.sent.count(("bind", "ns/high-0")) == 1
