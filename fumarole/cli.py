@@ -26,6 +26,7 @@ from fumarole.commands import (
     UsageError,
     conf,
     plugins,
+    run,
     schedule,
     simulate,
     strict_requested,
@@ -60,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fumarole", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"fumarole {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
-    for command in (schedule, simulate, plugins, conf, sweep):
+    for command in (schedule, simulate, plugins, conf, sweep, run):
         command.register(commands)
     return parser
 

@@ -101,3 +101,9 @@ def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float =
             }
         )
         cache.pod_groups[state.podgroup] = pg.model_copy(update={"status": pg_status})
+
+
+def podgroup_status_changed(pg: PodGroup, state: PodGroupPhase) -> bool:
+    """Whether a PodGroup's written status differs from what a cycle computed (phase, counts,
+    conditions; not the transition IDs nor times): when ``isPodGroupStatusUpdated`` would write it."""
+    return _status_changed(pg, state)

@@ -75,7 +75,11 @@ def register(commands: Any) -> None:
         "--then", action="append", default=[], help="changes applied after cycle i (repeatable)"
     )
     parser.add_argument(
-        "--format", choices=("json", "table"), help="output (default: json unless a terminal)"
+        "--format",
+        choices=("json", "table", "k8s"),
+        help="output (default: json unless a terminal); k8s: the decisions as Kubernetes objects, one "
+        "YAML stream (Bindings, Evictions, pod and PodGroup status patches; "
+        "docs/running-against-a-cluster.md)",
     )
     add_skip_unsupported(parser)
     add_strict_argument(parser)
@@ -139,11 +143,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         raise UsageError(f"--cycles {cycles} leaves --then file(s) unused: {unused}")
     scheduler = Scheduler(conf, cache, registry=registry, settings=settings)
     results = []
+    k8s_writes: list[str] = []
     now = 0.0
     for cycle in range(1, cycles + 1):
         now = next_clock(cache, now)
         decisions = scheduler.run_once(now=now)
         results.append(decisions)
+        if args.format == "k8s":  # the writes depend on the cluster before the decisions apply
+            from fumarole.live.writes import decision_writes, yaml_stream
+
+            writes = decision_writes(decisions, cache, conf.action_names)
+            k8s_writes.append(yaml_stream(writes, cycle=decisions.cycle))
         if cycle < cycles:
             apply_decisions(cache, decisions)
             if cycle <= len(changes):
@@ -157,6 +167,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         output = {"cycles": [decisions.to_json() for decisions in results], "warnings": warnings.to_json()}
         json.dump(output, sys.stdout, indent=2)
         sys.stdout.write("\n")
+    elif output_format == "k8s":
+        sys.stdout.write("".join(k8s_writes))
     else:
         from fumarole.report import print_cycles
 
