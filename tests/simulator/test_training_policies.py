@@ -30,7 +30,9 @@ def job(**extra: Any) -> dict[str, Any]:
 
 
 def faults(*times: float) -> list[dict[str, Any]]:
-    return [{"node": "a-00", "at": at, "kind": "hard", "duration": 10} for at in times]
+    return [
+        {"node": "a-00", "at": at, "kind": "hard", "detection": "instant", "duration": 10} for at in times
+    ]
 
 
 def run(seed: int = 1, **extra: Any) -> tuple[Simulation, dict[str, Any]]:
