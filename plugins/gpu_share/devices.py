@@ -28,8 +28,9 @@ Device choice (``GpuSelMethod``; ``allocateGpuIdBasedOn*``): a pod asking whole 
 1000) takes the first fully free devices in index order; a GPU-sharing pod (one device, ``milli`` <
 1000) takes, among the devices with room, the one with the least free (``best``, first on ties), the
 most free (``worst``, first on ties), one drawn uniformly (``random``), or the one a scoring policy
-prefers (``fgd``, ``dot-product``: registered by those plugins, see ``GpuDevices.selectors``). A pod
-asking several shared devices (the artefact refuses it) takes them in the rule's order.
+prefers (``fgd-score``, ``dot-product-score``: registered by those plugins, see
+``GpuDevices.selectors``). A pod asking several shared devices (the artefact refuses it) takes them
+in the rule's order.
 
 Columns, one row per row of the session's ``NodeTable``: ``count`` (devices), ``free`` (rows x
 ``width`` milli-GPU; a device a node lacks is -1, so nothing ever fits it), ``model`` (a code into
@@ -211,7 +212,7 @@ class GpuDevices:
     holdings: dict[str, Holding] = field(default_factory=dict)
     """Tasks placed during the session, by UID (a task the session found placed is not listed)."""
     selectors: dict[str, Selector] = field(default_factory=dict)
-    """Device choices policies register by name (``fgd``, ``dot-product``)."""
+    """Device choices policies register by name (``fgd-score``, ``dot-product-score``)."""
 
     @classmethod
     def build(cls, nodes: Sequence[NodeInfo], rows: Sequence[RowState] | None = None) -> GpuDevices:

@@ -11,8 +11,8 @@ Registers:
   annotations cannot be read fits no node (the reason names the annotation);
 * an allocate / deallocate event handler: allocating (or pipelining) a task asking GPUs chooses its
   devices by ``gpu-share.gpuSelMethod`` (``best`` by default; ``worst``, ``random``, or a policy
-  plugin's own choice: ``fgd``, ``dot-product``), takes them, and writes the pod annotation
-  ``alibabacloud.com/gpu-index`` (the bind carries it); a task that already has a usable
+  plugin's own choice named after it: ``fgd-score``, ``dot-product-score``), takes them, and writes
+  the pod annotation ``alibabacloud.com/gpu-index`` (the bind carries it); a task that already has a usable
   ``gpu-index`` keeps those devices (as ``Reserve`` does). Undoing the allocation (a discarded
   statement) gives the devices back and restores the annotation as it was. An evicted (Releasing)
   task keeps its devices until its pod is gone.
@@ -59,7 +59,7 @@ RANDOM_STREAM = 0x6770
 
 
 class GpuShareArguments(PluginArguments):
-    selection: Literal["best", "worst", "random", "fgd", "dot-product"] = Field(
+    selection: Literal["best", "worst", "random", "fgd-score", "dot-product-score"] = Field(
         "best", alias="gpu-share.gpuSelMethod"
     )
     """How a task's devices are chosen on the node the scheduler picked."""
