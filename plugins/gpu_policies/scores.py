@@ -230,8 +230,8 @@ class FragmentationCache:
     """Fragmentation of node states, computed once per distinct state.
 
     A state is (free milli-CPU, card model, the multiset of device free milli-GPU); the CPU matters
-    only through which task types it can hold, so it is reduced to the largest task-type CPU not
-    above it before looking up (``-1`` below all), which makes nodes of one shape share entries."""
+    only through which task types it can hold, so it is reduced to its level (how many of the task
+    types' CPU amounts it holds), which makes nodes of one shape share entries."""
 
     def __init__(self, distribution: TaskDistribution, models: Sequence[str]) -> None:
         self.distribution = distribution
@@ -239,11 +239,16 @@ class FragmentationCache:
         self.thresholds = np.unique(np.array([t.cpu for t in distribution.types], dtype=np.int64))
         self.known: dict[bytes, float] = {}
 
-    def reduce_cpu(self, cpu_left: np.ndarray) -> np.ndarray:
+    def cpu_level(self, cpu_left: np.ndarray) -> np.ndarray:
+        """How many of the task types' distinct CPU amounts fit in ``cpu_left``."""
+        out: np.ndarray = np.searchsorted(self.thresholds, cpu_left, side="right").astype(np.int64)
+        return out
+
+    def level_cpu(self, level: np.ndarray) -> np.ndarray:
+        """A milli-CPU with that level: the largest task-type CPU it holds (-1 for level 0)."""
         if len(self.thresholds) == 0:
-            return np.full(len(cpu_left), -1, dtype=np.int64)
-        position = np.searchsorted(self.thresholds, cpu_left, side="right")
-        out: np.ndarray = np.where(position > 0, self.thresholds[np.maximum(position - 1, 0)], -1)
+            return np.full(len(level), -1, dtype=np.int64)
+        out: np.ndarray = np.where(level > 0, self.thresholds[np.maximum(level - 1, 0)], -1)
         return out
 
     def __call__(self, cpu_left: np.ndarray, free: np.ndarray, model: np.ndarray) -> np.ndarray:
@@ -253,14 +258,14 @@ class FragmentationCache:
             return np.zeros(0)
         states = np.concatenate(
             [
-                self.reduce_cpu(np.asarray(cpu_left)).reshape(-1, 1),
+                self.cpu_level(np.asarray(cpu_left)).reshape(-1, 1),
                 np.asarray(model, dtype=np.int64).reshape(-1, 1),
                 np.sort(free, axis=1),
             ],
             axis=1,
         ).astype(np.int64)
-        unique, inverse = np.unique(states, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        first, inverse = group_rows(states)
+        unique = states[first]
         values = np.empty(len(unique))
         missing = []
         for index, state in enumerate(unique):
@@ -271,12 +276,48 @@ class FragmentationCache:
                 values[index] = found
         if missing:
             rows = unique[missing]
-            computed = fragmentation(rows[:, 0], rows[:, 2:], rows[:, 1], self.distribution, self.models)
+            computed = fragmentation(
+                self.level_cpu(rows[:, 0]), rows[:, 2:], rows[:, 1], self.distribution, self.models
+            )
             for index, value in zip(missing, computed, strict=True):
                 values[index] = value
                 self.known[unique[index].tobytes()] = float(value)
         out: np.ndarray = values[inverse]
         return out
+
+
+_BASE = 1003
+"""Packing base of ``group_rows``: a column value + 2 (-1 .. 1000 milli-GPU, small CPU and model codes)."""
+_PER_WORD = 6
+"""Values per int64 word: 1003 ** 6 < 2 ** 63."""
+
+
+def group_rows(states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a small non-negative-ish int matrix (values -2 .. 1000): (index of the first
+    row of each distinct row, the distinct row of every row). Faster than ``np.unique(axis=0)``:
+    the rows are packed into a few int64 words and sorted with ``lexsort``."""
+    size, width = states.shape
+    shifted = states + 2
+    if shifted.size and (shifted.min() < 0 or shifted.max() >= _BASE):
+        unique, first, inverse = np.unique(states, axis=0, return_index=True, return_inverse=True)
+        del unique
+        return first, inverse.reshape(-1)
+    words = []
+    for start in range(0, width, _PER_WORD):
+        word = np.zeros(size, dtype=np.int64)
+        for column in range(start, min(start + _PER_WORD, width)):
+            word = word * _BASE + shifted[:, column]
+        words.append(word)
+    order = np.lexsort(words[::-1])
+    packed = np.stack(words, axis=1)[order]
+    new_group = np.ones(size, dtype=bool)
+    if size > 1:
+        new_group[1:] = np.any(packed[1:] != packed[:-1], axis=1)
+    group_of_sorted = np.cumsum(new_group) - 1
+    inverse = np.empty(size, dtype=np.int64)
+    inverse[order] = group_of_sorted
+    first = order[new_group]
+    return first, inverse
 
 
 def _sigmoid_score(before: np.ndarray, after: np.ndarray) -> np.ndarray:

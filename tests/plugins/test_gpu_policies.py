@@ -24,12 +24,15 @@ from fumarole.plugins.gpu_policies.scores import (
     fgd_scores,
     gpu_clustering_scores,
     gpu_packing_scores,
+    group_rows,
     normalise_scores,
     random_scores,
 )
 from fumarole.plugins.gpu_share import GpuRequest
 from fumarole.testing import Harness
 from gpu_objects import conf, gpu_node, gpu_pod, objects
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # t1: a GPU-sharing task, t2: two whole GPUs, t3: no GPU.
 DIST = TaskDistribution(
@@ -348,3 +351,16 @@ def test_shipped_confs_load_and_place(policy):
     )
     [decisions] = harness.run()
     assert sorted(bind.pod for bind in decisions.binds) == ["ns/p", "ns/q"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.sampled_from([-1, 0, 300, 500, 1000]), min_size=9, max_size=9), min_size=1, max_size=30
+    )
+)
+def test_group_rows_matches_unique(rows):
+    states = np.array(rows, dtype=np.int64)
+    first, inverse = group_rows(states)
+    assert np.array_equal(states[first][inverse], states)
+    assert len(first) == len(np.unique(states, axis=0))
