@@ -254,3 +254,22 @@ def test_missing_trace_file(tmp_path: Path) -> None:
     with pytest.raises(WorkloadError) as caught:
         load_openb(tmp_path / "none.csv", nodes)
     assert str(caught.value) == f"{tmp_path / 'none.csv'}: cannot read: No such file or directory"
+
+
+def test_trace_replay_with_per_device_gpus(tmp_path: Path) -> None:
+    """conf/fgd/gpu-packing.yaml (gpu-share): pod-2 accepts V100M16 or V100M32 only, which no node
+    has: never bound, it is withdrawn at its deletion_time (1000) although the trace ran it; with the
+    default conf (test_trace_replay) it runs, as the model list is enforced by gpu-share only."""
+    from fumarole.framework.conf import load_conf
+
+    root = Path(__file__).resolve().parents[2]
+    conf = load_conf(root / "conf" / "fgd" / "gpu-packing.yaml")
+    sim, _ = simulate(load_openb(*files(tmp_path), schedule_period=10), conf)
+    got = [(r.key, r.bound, r.ended, r.end_reason) for r in sim.cluster.records.values()]
+    assert got == [
+        ("batch/pod-0", 10, 510, "succeeded"),
+        ("batch/pod-1", 100, 370, "succeeded"),
+        ("batch/pod-2", None, 1000, "withdrawn"),
+        ("batch/pod-3", 300, 350, "succeeded"),
+        ("batch/pod-4", None, 400, "withdrawn"),
+    ]
