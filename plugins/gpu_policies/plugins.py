@@ -37,11 +37,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from fumarole.framework.interface import PluginArguments
-from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..gpu_share.devices import GpuAnnotationError, GpuDevices, GpuRequest, choose, gpu_request
-from ..gpu_share.plugin import PLUGIN_NAME as GPU_SHARE
 from ..gpu_share.plugin import session_gpus
 from .fragmentation import TaskDistribution, TaskType, task_distribution
 from .scores import (
@@ -88,10 +86,6 @@ class _Policy:
 
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
-        if GPU_SHARE not in ssn.conf.plugin_names():
-            logger.warning(
-                "{} scores GPU devices that only {} keeps current: add it to the conf", self.name, GPU_SHARE
-            )
         self.open(ssn)
         ssn.batch_node_order.register(self._batch)
 
