@@ -114,7 +114,7 @@ class _Policy:
 
 
 def _weight_field(name: str) -> float:
-    return Field(1.0, alias=f"{name}.weight")  # type: ignore[no-any-return]
+    return Field(1.0, alias=f"{name}.weight")
 
 
 # ---------------------------------------------------------------------- random
