@@ -364,3 +364,103 @@ def test_group_rows_matches_unique(rows):
     first, inverse = group_rows(states)
     assert np.array_equal(states[first][inverse], states)
     assert len(first) == len(np.unique(states, axis=0))
+
+
+# ---------------------------------------------------------------------- the artefact's published values
+# The task distributions and expected fragmentation of the artefact's pkg/utils/frag_test.go
+# (TestNodeGpuShareFragAmountScore, TestNodeGpuShareFragAmountWithNonGpu): (milli-CPU, milli-GPU,
+# GPUs, model, percentage) per task type; the measure here gives the same numbers to 0.01.
+ARTEFACT_TYPES = [
+    (6000, 465, 1, "", 9.33),
+    (8000, 440, 1, "2080", 9.15),
+    (8000, 475, 1, "T4", 8.76),
+    (8000, 440, 1, "P100", 8.72),
+    (2000, 465, 1, "", 8.68),
+    (12000, 900, 1, "", 8.65),
+    (4000, 900, 1, "", 8.43),
+    (16000, 678, 1, "T4", 8.36),
+    (8000, 500, 1, "", 8.29),
+    (6000, 511, 1, "", 8.11),
+    (14000, 1000, 2, "2080", 0.54),
+    (4000, 1000, 1, "2080", 0.43),
+    (32000, 1000, 2, "T4", 0.43),
+    (16000, 1000, 1, "V100M16", 0.40),
+    (64000, 1000, 2, "", 0.40),
+    (10000, 1000, 2, "", 0.40),
+    (11400, 1000, 1, "T4", 0.36),
+    (16000, 1000, 1, "T4", 0.36),
+    (4000, 1000, 2, "", 0.36),
+    (14000, 1000, 2, "V100M16", 0.36),
+    (8000, 1000, 4, "", 0.36),
+    (16000, 1000, 2, "", 0.32),
+    (2000, 1000, 1, "T4", 0.32),
+    (6000, 1000, 1, "", 0.32),
+    (4000, 1000, 1, "", 0.32),
+    (5000, 1000, 1, "", 0.32),
+    (32000, 1000, 4, "V100M16", 0.32),
+    (32000, 1000, 2, "", 0.32),
+    (24000, 1000, 8, "2080", 0.32),
+    (40000, 1000, 4, "", 0.29),
+    (32000, 1000, 8, "", 0.29),
+    (32000, 1000, 1, "T4", 0.29),
+    (16000, 1000, 1, "", 0.25),
+    (7000, 1000, 1, "V100M16", 0.25),
+    (24000, 1000, 1, "T4", 0.25),
+]
+ARTEFACT_TYPES_WITH_CPU = [
+    (15700, 1000, 1, "", 28.69),
+    (11900, 1000, 1, "", 18.93),
+    (11400, 1000, 1, "", 12.27),
+    (1000, 0, 0, "", 7.36),
+    (18710, 1000, 1, "", 4.85),
+    (8200, 1000, 1, "", 3.79),
+    (16400, 1000, 1, "", 3.31),
+    (9810, 1000, 1, "", 1.97),
+    (15200, 1000, 1, "", 1.87),
+    (11200, 1000, 1, "", 1.81),
+    (14200, 1000, 1, "", 1.76),
+    (12000, 0, 0, "", 1.65),
+    (14900, 1000, 1, "", 1.39),
+    (60200, 1000, 4, "", 1.23),
+    (64200, 1000, 8, "", 1.07),
+    (32200, 1000, 4, "", 1.01),
+    (17400, 1000, 2, "", 0.91),
+    (30200, 1000, 2, "", 0.69),
+    (16000, 1000, 1, "", 0.64),
+    (15000, 1000, 1, "", 0.59),
+    (64000, 1000, 8, "", 0.53),
+    (15000, 0, 0, "", 0.53),
+    (11910, 1000, 1, "", 0.53),
+    (120200, 1000, 8, "", 0.48),
+    (11300, 1000, 1, "", 0.37),
+    (30000, 1000, 2, "", 0.32),
+    (9800, 1000, 1, "", 0.32),
+    (8000, 1000, 1, "", 0.32),
+    (2000, 1000, 1, "", 0.27),
+    (2000, 80, 1, "", 0.27),
+    (1000, 1000, 1, "", 0.27),
+]
+
+
+def _artefact(rows):
+    return TaskDistribution(
+        tuple(TaskType.of(cpu, milli, count, model) for cpu, milli, count, model, _ in rows),
+        tuple(pct / 100 for *_, pct in rows),
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "cpu_left", "free", "model", "expected"),
+    [
+        pytest.param(ARTEFACT_TYPES, 1000, [200, 1000, 1000, 500], "1080", 2566.62, id="4x1080-used"),
+        pytest.param(ARTEFACT_TYPES, 1000, [1000] * 4, "1080", 3802.40, id="4x1080-idle"),
+        pytest.param(ARTEFACT_TYPES, 1000, [1000] * 8, "1080", 7604.80, id="8x1080-idle"),
+        pytest.param(ARTEFACT_TYPES_WITH_CPU, 64000, [1000] * 8, "P100", 887.20, id="8xP100-empty"),
+        pytest.param(
+            ARTEFACT_TYPES_WITH_CPU, 32000, [1000] * 4 + [0] * 4, "P100", 554.40, id="8xP100-halved"
+        ),
+        pytest.param(ARTEFACT_TYPES_WITH_CPU, 0, [1000] * 4 + [0] * 4, "P100", 4000.0, id="8xP100-no-cpu"),
+    ],
+)
+def test_artefact_published_fragmentation(rows, cpu_left, free, model, expected):
+    assert node_fragmentation(cpu_left, free, _artefact(rows), model) == pytest.approx(expected, abs=0.01)
