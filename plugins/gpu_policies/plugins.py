@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
+from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.interface import PluginArguments
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -104,6 +105,17 @@ class _Policy:
         values: np.ndarray = self.ssn.node_table.matrix("idle")[rows, 0]
         return values
 
+    def cpu_before(self, task: TaskInfo, row: int) -> np.ndarray:
+        """The row's free milli-CPU before ``task`` was placed on it: a device choice runs in the
+        allocate handler, after the node took the task (a pipelined task takes no idle CPU)."""
+        assert self.ssn is not None
+        node = self.ssn.node_table.nodes[row]
+        cpu = float(self.ssn.node_table.matrix("idle")[row, 0])
+        stored = node.tasks.get(task.key)
+        if stored is not None and stored.status not in (TaskStatus.PIPELINED, TaskStatus.RELEASING):
+            cpu += stored.resreq.milli_cpu
+        return np.array([cpu])
+
     def _batch(self, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
         rows = np.asarray(rows, dtype=np.int64)
         scores = self.scores(task, rows).astype(np.float64)
@@ -168,7 +180,7 @@ class DotProductScorePlugin(_Policy):
         assert self.ssn is not None
         table = self.ssn.node_table
         return dot_product_device(
-            float(table.matrix("idle")[row, 0]),
+            float(self.cpu_before(task, row)[0]),
             devices.free[row],
             float(table.matrix("allocatable")[row, 0]),
             int(devices.count[row]),
@@ -345,11 +357,13 @@ class FgdScorePlugin(_Policy):
         self.frag = frag
         state.devices.selectors[self.name] = self.choose
 
-    def _scores(self, task: TaskInfo, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _scores(
+        self, task: TaskInfo, rows: np.ndarray, cpu_left: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         assert self.frag is not None
         devices = self.devices()
         return fgd_scores(
-            self.cpu_left(rows),
+            self.cpu_left(rows) if cpu_left is None else cpu_left,
             devices.free[rows],
             devices.model[rows],
             task_cpu(task),
@@ -364,7 +378,8 @@ class FgdScorePlugin(_Policy):
         devices = self.devices()
         if not request.shares:
             return choose(devices.free[row], request, "best", np.random.default_rng(0))
-        chosen = int(self._scores(task, np.array([row], dtype=np.int64))[1][0])
+        rows = np.array([row], dtype=np.int64)
+        chosen = int(self._scores(task, rows, self.cpu_before(task, row))[1][0])
         return (chosen,) if chosen >= 0 else None
 
 

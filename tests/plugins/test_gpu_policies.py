@@ -464,3 +464,27 @@ def _artefact(rows):
 )
 def test_artefact_published_fragmentation(rows, cpu_left, free, model, expected):
     assert node_fragmentation(cpu_left, free, _artefact(rows), model) == pytest.approx(expected, abs=0.01)
+
+
+def test_fgd_device_choice_counts_the_cpu_before_the_pod():
+    """One task type (4 cores, 500 milli). Node: 5 cores free, devices 600 / 1000. Placing 1 core and
+    500 milli on device 0 leaves 100 / 1000 (a 100 piece is q2: F 0 -> 100, score 47); on device 1
+    600 / 500 (both fit the type: F stays 0, score 50): device 1. The choice runs after the node took
+    the pod's core; counting it twice would leave 3 cores, every state q4, and the first device."""
+    one_type = """
+  - name: fgd-score
+    arguments:
+      fgd-score.taskDistribution:
+      - {cpu: 4000, gpuMilli: 500, gpuCount: 1, weight: 1}
+"""
+    harness = Harness(
+        objects(
+            gpu_node("n", 2, cpu="8"),
+            gpu_pod("busy", 0, node="n", cpu="2"),
+            gpu_pod("r", 400, node="n", index="0", cpu="1"),
+            gpu_pod("p", 500, cpu="1"),
+        ),
+        conf("fgd-score", one_type),
+    )
+    [decisions] = harness.run()
+    assert [(b.pod, b.annotations["alibabacloud.com/gpu-index"]) for b in decisions.binds] == [("ns/p", "1")]
