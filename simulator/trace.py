@@ -11,11 +11,18 @@ Mapping:
   ``alibabacloud.com/gpu-milli`` = GPUs × 1000 (GPU sharing, as the FGD simulator models it) and the
   label ``alibabacloud.com/gpu-card-model``;
 * each pod becomes a batch pod arriving at ``creation_time`` that asks for its CPU, memory and
-  ``num_gpu × gpu_milli`` GPU milli-units, and runs for ``deletion_time − scheduled_time`` once
-  running (``deletion_time − creation_time`` when the trace never scheduled it); a pod still pending
-  at its ``deletion_time`` is withdrawn;
-* a ``gpu_spec`` naming exactly one model becomes a node selector on the card-model label (lists of
-  several models are not expressed: fumarole's workload pods take one selector);
+  ``num_gpu × gpu_milli`` GPU milli-units (the pooled total: what every conf accounts for and what
+  the GPU allocation ratio counts), and runs for ``deletion_time − scheduled_time`` once running
+  (``deletion_time − creation_time`` when the trace never scheduled it); a pod still pending at its
+  ``deletion_time`` is withdrawn, whether or not the trace ever ran it;
+* a pod asking GPUs also carries its per-device request as the FGD artefact writes it: annotations
+  ``alibabacloud.com/gpu-count`` (``num_gpu``), ``alibabacloud.com/gpu-milli`` (``gpu_milli``, on
+  each device) and, with a ``gpu_spec``, ``alibabacloud.com/gpu-card-model`` (the models, ``A|B``).
+  The ``gpu-share`` plugin reads them: with it in the conf a pod needs ``num_gpu`` devices with
+  ``gpu_milli`` free each, on a node of an acceptable model (``plugins/gpu_share``);
+* a ``gpu_spec`` naming exactly one model also becomes a node selector on the card-model label, so
+  confs without ``gpu-share`` keep that constraint (a list of several models is enforced by
+  ``gpu-share`` only: workload pods take one selector);
 * one queue ``default``; pods use one zero-size image, so no image is ever pulled.
 
 A row that cannot be used (a number that does not parse, a negative or out-of-range amount) is a
@@ -37,6 +44,7 @@ from .workload import BatchPodSpec, ClusterSpec, ImageSpec, NodeGroup, QueueSpec
 
 GPU_MILLI = "alibabacloud.com/gpu-milli"
 CARD_MODEL = "alibabacloud.com/gpu-card-model"
+GPU_COUNT = "alibabacloud.com/gpu-count"
 TRACE_IMAGE = "trace"
 
 
@@ -111,12 +119,17 @@ def load_openb(
             deleted = float(row.get("deletion_time") or created + 3600)
             scheduled = row.get("scheduled_time") or ""
             start = float(scheduled) if scheduled else created
-            gpu_milli = int(row["num_gpu"] or 0) * int(row["gpu_milli"] or 0)
+            num_gpu = int(row["num_gpu"] or 0)
+            per_gpu = int(row["gpu_milli"] or 0)
+            gpu_milli = num_gpu * per_gpu
         except ValueError as exc:
             raise WorkloadError(f"{pods_path}: line {line} ({row.get('name')}): {exc}") from None
         extra: dict[str, str | int | float] = {GPU_MILLI: str(gpu_milli)} if gpu_milli else {}
-        spec = (row.get("gpu_spec") or "").split("|")
-        selector = {CARD_MODEL: spec[0]} if len(spec) == 1 and spec[0] else {}
+        models = [model for model in (row.get("gpu_spec") or "").split("|") if model]
+        selector = {CARD_MODEL: models[0]} if len(models) == 1 else {}
+        annotations = {GPU_COUNT: str(num_gpu), GPU_MILLI: str(per_gpu)} if gpu_milli else {}
+        if gpu_milli and models:
+            annotations[CARD_MODEL] = "|".join(models)
         duration = max(deleted - start, 1.0)
         batch.append(
             _row(
@@ -127,12 +140,13 @@ def load_openb(
                 name=row["name"],
                 arrival=created,
                 duration=duration,
-                withdraw_at=None if scheduled else deleted,
+                withdraw_at=deleted,
                 image=TRACE_IMAGE,
                 cpu=f"{row['cpu_milli']}m",
                 memory=f"{row['memory_mib']}Mi",
                 extra_resources=extra,
                 node_selector=selector,
+                annotations=annotations,
             )
         )
         end = max(end, deleted)

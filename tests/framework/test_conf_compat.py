@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "tests" / "fixtures" / "manifests"
 KNOWN_PLUGINS = (
-    "binpack, capacity, conformance, drf, gang, huawei-npu, network-topology-aware, nodeorder, overcommit, "
-    "predicates, priority, proportion"
+    "best-fit-score, binpack, capacity, conformance, dot-product-score, drf, fgd-score, gang, "
+    "gpu-clustering-score, gpu-packing-score, gpu-share, huawei-npu, network-topology-aware, nodeorder, "
+    "overcommit, predicates, priority, proportion, random-score"
 )
 OBSOLETE = Code.OBSOLETE_KEY
 SKIPPED = Code.UNSUPPORTED_SKIPPED

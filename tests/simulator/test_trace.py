@@ -9,10 +9,13 @@ pod     gpu-milli  gpu_spec          created   deleted  scheduled  runs   mappin
 ======  =========  ================  ========  =======  =========  =====  =========================
 pod-0   1 x 1000                     0         500      0          500    any GPU node
 pod-1   1 x 460    P100              100       400      130        270    selector P100 -> node-a
-pod-2   1 x 500    V100M16|V100M32   200       1000     205        795    several models: no selector
+pod-2   1 x 500    V100M16|V100M32   200       1000     205        795    several models: annotation only
 pod-3   -                            300       350      (none)     50     withdrawn at 350 if pending
 pod-4   8 x 1000                     310       400      (none)     90     fits nowhere: withdrawn at 400
 ======  =========  ================  ========  =======  =========  =====  =========================
+
+Every pod is withdrawn at its ``deletion_time`` if still pending then; GPU pods carry the per-device
+annotations ``gpu-share`` reads (``alibabacloud.com/gpu-count``, ``-gpu-milli``, ``-gpu-card-model``).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from fumarole.simulator.trace import CARD_MODEL, GPU_MILLI, TRACE_IMAGE, load_openb
+from fumarole.simulator.trace import CARD_MODEL, GPU_COUNT, GPU_MILLI, TRACE_IMAGE, load_openb
 from fumarole.simulator.workload import WorkloadError
 from sim_helpers import TRACE_NODES, TRACE_PODS, simulate
 
@@ -82,15 +85,50 @@ def test_pods_become_batch_pods(tmp_path: Path) -> None:
             b.extra_resources,
             b.node_selector,
             b.image,
+            b.annotations,
         )
         for b in workload.batch
     ]
+    one = {GPU_COUNT: "1", GPU_MILLI: "1000"}
     assert pods == [
-        ("pod-0", 0, 500, None, "4000m", "8192Mi", {GPU_MILLI: "1000"}, {}, TRACE_IMAGE),
-        ("pod-1", 100, 270, None, "2000m", "4096Mi", {GPU_MILLI: "460"}, {CARD_MODEL: "P100"}, TRACE_IMAGE),
-        ("pod-2", 200, 795, None, "8000m", "16384Mi", {GPU_MILLI: "500"}, {}, TRACE_IMAGE),
-        ("pod-3", 300, 50, 350, "1000m", "1024Mi", {}, {}, TRACE_IMAGE),
-        ("pod-4", 310, 90, 400, "1000m", "0Mi", {GPU_MILLI: "8000"}, {}, TRACE_IMAGE),
+        ("pod-0", 0, 500, 500, "4000m", "8192Mi", {GPU_MILLI: "1000"}, {}, TRACE_IMAGE, one),
+        (
+            "pod-1",
+            100,
+            270,
+            400,
+            "2000m",
+            "4096Mi",
+            {GPU_MILLI: "460"},
+            {CARD_MODEL: "P100"},
+            TRACE_IMAGE,
+            {GPU_COUNT: "1", GPU_MILLI: "460", CARD_MODEL: "P100"},
+        ),
+        (
+            "pod-2",
+            200,
+            795,
+            1000,
+            "8000m",
+            "16384Mi",
+            {GPU_MILLI: "500"},
+            {},
+            TRACE_IMAGE,
+            {GPU_COUNT: "1", GPU_MILLI: "500", CARD_MODEL: "V100M16|V100M32"},
+        ),
+        ("pod-3", 300, 50, 350, "1000m", "1024Mi", {}, {}, TRACE_IMAGE, {}),
+        (
+            "pod-4",
+            310,
+            90,
+            400,
+            "1000m",
+            "0Mi",
+            {GPU_MILLI: "8000"},
+            {},
+            TRACE_IMAGE,
+            {GPU_COUNT: "8", GPU_MILLI: "1000"},
+        ),
     ]
     # horizon: the last deletion (1000) + one schedule period.
     assert (workload.horizon, workload.schedule_period, workload.seed) == (1010, 10, 0)
@@ -216,3 +254,22 @@ def test_missing_trace_file(tmp_path: Path) -> None:
     with pytest.raises(WorkloadError) as caught:
         load_openb(tmp_path / "none.csv", nodes)
     assert str(caught.value) == f"{tmp_path / 'none.csv'}: cannot read: No such file or directory"
+
+
+def test_trace_replay_with_per_device_gpus(tmp_path: Path) -> None:
+    """conf/fgd/gpu-packing.yaml (gpu-share): pod-2 accepts V100M16 or V100M32 only, which no node
+    has: never bound, it is withdrawn at its deletion_time (1000) although the trace ran it; with the
+    default conf (test_trace_replay) it runs, as the model list is enforced by gpu-share only."""
+    from fumarole.framework.conf import load_conf
+
+    root = Path(__file__).resolve().parents[2]
+    conf = load_conf(root / "conf" / "fgd" / "gpu-packing.yaml")
+    sim, _ = simulate(load_openb(*files(tmp_path), schedule_period=10), conf)
+    got = [(r.key, r.bound, r.ended, r.end_reason) for r in sim.cluster.records.values()]
+    assert got == [
+        ("batch/pod-0", 10, 510, "succeeded"),
+        ("batch/pod-1", 100, 370, "succeeded"),
+        ("batch/pod-2", None, 1000, "withdrawn"),
+        ("batch/pod-3", 300, 350, "succeeded"),
+        ("batch/pod-4", None, 400, "withdrawn"),
+    ]
