@@ -164,14 +164,13 @@ class FragmentationMeasure(Protocol):
 
 
 def fragmentation_measure() -> FragmentationMeasure | None:
-    """A fresh fragmentation measure for one experiment, or None when there is none.
-
-    None today: the paper's measure (idle GPU capacity split into the q1–q4/xl/xr classes under the
-    workload's task-type distribution) needs each node's GPUs one by one, which the pooled model does
-    not keep. Once the per-device GPU model and its fragmentation code are merged, return an instance
-    here: the experiments then measure after every pod and ``fumarole sweep`` writes the artefact's
+    """A fresh fragmentation measure for one experiment: the paper's measure (idle GPU capacity split
+    into the q1–q4/xl/xr classes under the trace's task-type distribution) over each node's GPUs one
+    by one (``simulator/experiment_fragmentation.py``); ``fumarole sweep`` then writes the artefact's
     ``analysis_frag_discrete.csv`` and ``analysis_frag_ratio_discrete.csv``."""
-    return None
+    from .experiment_fragmentation import GpuFragmentation
+
+    return GpuFragmentation()
 
 
 @dataclass

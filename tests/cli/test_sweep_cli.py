@@ -50,6 +50,8 @@ def test_sweep_runs_the_grid_then_takes_it_from_the_cache(fumarole: Run, tmp_pat
     assert written == [
         "allocation-pods-tune1.3-one_by_onefalse.png",
         "analysis_allo_discrete.csv",
+        "analysis_frag_discrete.csv",
+        "analysis_frag_ratio_discrete.csv",
         "cells",
         "results.csv",
         "summary.csv",

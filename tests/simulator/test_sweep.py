@@ -90,7 +90,14 @@ def test_a_sweep_runs_every_cell_and_writes_the_tables(tmp_path: Path) -> None:
     assert {row["n"] for row in summary} <= {"1", "2"}
     assert {(row["workload"], row["conf"]) for row in summary} == {("small", "default"), ("small", "binpack")}
     assert (out / "allocation-small-tune1.3-one_by_onefalse.png").stat().st_size > 0
-    assert not (out / "analysis_frag_discrete.csv").exists()  # no fragmentation measure yet
+    frag = (out / "analysis_frag_discrete.csv").read_text(encoding="utf-8").splitlines()
+    ratio = (out / "analysis_frag_ratio_discrete.csv").read_text(encoding="utf-8").splitlines()
+    assert frag[0] == ratio[0]
+    assert frag[0].startswith("workload,sc_policy,tune,seed,0,1,2,")  # the artefact's frag files
+    assert len(frag) == len(ratio) == 1 + 4  # one row per conf and seed
+    # fragmented milli-GPUs as a % of the cluster's GPUs: between 0 and 100 wherever a pod arrived
+    values = [float(value) for row in frag[1:] for value in row.split(",")[4:] if value]
+    assert values and all(0.0 <= value <= 100.0 for value in values)
     timing = json.loads((out / "timing.json").read_text(encoding="utf-8"))
     assert (timing["cells"], timing["cached"], len(timing["ran"])) == (4, 0, 4)
 
