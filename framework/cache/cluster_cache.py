@@ -350,24 +350,8 @@ class ClusterCache:
                 dirty_jobs.add(task.job)
                 job_members.setdefault(task.job, {})[key] = None
                 self._member_job[key] = task.job
-        seen_nodes = self._seen_nodes
-        for name in changed_nodes:
-            node = self.nodes.get(name)
-            if node is None:
-                if seen_nodes.pop(name, None) is not None:
-                    dirty_nodes.add(name)
-            elif seen_nodes.get(name) is not node:
-                seen_nodes[name] = node
-                dirty_nodes.add(name)
-        seen_groups = self._seen_pod_groups
-        for uid in changed_groups:
-            pg = self.pod_groups.get(uid)
-            if pg is None:
-                if seen_groups.pop(uid, None) is not None:
-                    dirty_jobs.add(uid)
-            elif seen_groups.get(uid) is not pg:
-                seen_groups[uid] = pg
-                dirty_jobs.add(uid)
+        _replaced(self.nodes, self._seen_nodes, changed_nodes, dirty_nodes)
+        _replaced(self.pod_groups, self._seen_pod_groups, changed_groups, dirty_jobs)
         self.last_refresh = (len(dirty_nodes), len(dirty_jobs))
         if not dirty_nodes and not dirty_jobs:
             return
@@ -480,6 +464,19 @@ class ClusterCache:
         from .apply import apply_decisions
 
         apply_decisions(self, decisions, now)
+
+
+def _replaced(store: dict[str, Any], seen: dict[str, Any], changed: list[str], dirty: set[str]) -> None:
+    """Add to ``dirty`` the changed keys whose object is not the one ``seen`` last (deleted, new or
+    replaced), and bring ``seen`` up to date with them."""
+    for key in changed:
+        obj = store.get(key)
+        if obj is None:
+            if seen.pop(key, None) is not None:
+                dirty.add(key)
+        elif seen.get(key) is not obj:
+            seen[key] = obj
+            dirty.add(key)
 
 
 def _journal(store: dict[str, Any]) -> Journal[Any]:
