@@ -27,6 +27,13 @@ def fumarole_session_opened(session: Session) -> None:
 
 
 @hookspec
+def fumarole_plugin_finished(session: Session, plugin: str, phase: str, seconds: float) -> None:
+    """A plugin's ``on_session_open`` (``phase`` "OnSessionOpen") or ``on_session_close``
+    ("OnSessionClose") returned after ``seconds`` of wall-clock time (Volcano's
+    ``UpdatePluginDuration``). Called only when an observer implements it."""
+
+
+@hookspec
 def fumarole_action_started(session: Session, action: str) -> None:
     """An action is about to execute."""
 

@@ -28,6 +28,7 @@ Deliberate difference from Volcano: undoing an eviction restores the task's prev
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -143,14 +144,23 @@ class Session(ExtensionPointSpecs):
         registers its functions under its conf name."""
         ssn = cls(cache, conf, **kwargs)
         ssn._load_snapshot(cache.snapshot())
+        timed = ssn._plugin_timer()
         for loaded in plugins:
             plugin = loaded.build()
             ssn.plugins[loaded.conf_name] = plugin
             ssn.opening_plugin = loaded.conf_name
+            started = time.perf_counter()
             try:
                 plugin.on_session_open(ssn)
             finally:
                 ssn.opening_plugin = None
+            if timed is not None:
+                timed(
+                    session=ssn,
+                    plugin=loaded.conf_name,
+                    phase="OnSessionOpen",
+                    seconds=time.perf_counter() - started,
+                )
         ssn._init_cycle_states()
         if ssn.hooks is not None:
             ssn.hooks.fumarole_session_opened(session=ssn)
@@ -163,10 +173,23 @@ class Session(ExtensionPointSpecs):
         )
         return ssn
 
+    def _plugin_timer(self) -> Callable[..., object] | None:
+        """The ``fumarole_plugin_finished`` hook when an observer implements it, else None."""
+        if self.hooks is None or not self.hooks.fumarole_plugin_finished.get_hookimpls():
+            return None
+        hook: Callable[..., object] = self.hooks.fumarole_plugin_finished
+        return hook
+
     def close(self) -> CycleDecisions:
         """``CloseSession``: plugins' ``on_session_close`` (conf order), the job updater; the log."""
-        for plugin in self.plugins.values():
+        timed = self._plugin_timer()
+        for name, plugin in self.plugins.items():
+            started = time.perf_counter()
             plugin.on_session_close(self)
+            if timed is not None:
+                timed(
+                    session=self, plugin=name, phase="OnSessionClose", seconds=time.perf_counter() - started
+                )
         update_all_jobs(self)
         record_allocated_hyper_nodes(self)
         record_nominations(self, self.opened_nominations)

@@ -7,6 +7,10 @@ The names, labels and buckets are Volcano's where Volcano has the metric
   5000, 20)``): one session, open to close;
 * ``volcano_action_scheduling_latency_milliseconds{action}`` (histogram, ``ExponentialBucketsRange(1,
   2000, 20)``): one action's execution in a session (the ``fumarole_action_finished`` hook);
+* ``volcano_plugin_scheduling_latency_milliseconds{plugin,OnSession}`` (histogram,
+  ``ExponentialBucketsRange(0.1, 100, 15)``): a plugin's ``on_session_open`` (``OnSessionOpen``) or
+  ``on_session_close`` (``OnSessionClose``), as Volcano's ``UpdatePluginDuration`` times them (the
+  ``fumarole_plugin_finished`` hook);
 * ``volcano_schedule_attempts_total{result}``: per task and session, ``scheduled`` (a bind the API
   server accepted), ``unschedulable`` (a task left pending), ``error`` (a bind the API server refused);
 * ``volcano_unschedule_task_count``: the tasks the last session left pending;
@@ -16,9 +20,6 @@ and fumarole's own where Volcano has none that means the same:
 * ``fumarole_evictions_total{action}``: evictions the API server accepted, by the action that decided;
 * ``fumarole_write_errors_total{verb}``: writes the API server refused (bind, evict, nominate, podgroup);
 * ``fumarole_sessions_total``.
-
-Volcano's ``plugin_scheduling_latency_milliseconds`` is not exported: fumarole's sessions do not time
-their plugins' callbacks (docs/running-against-a-cluster.md).
 
 ``serve(metrics, port, healthy)`` answers both paths on a daemon thread (``http.server``);
 ``/healthz`` is ``200 ok`` while ``healthy()`` holds, else ``503``.
@@ -61,15 +62,21 @@ def _labels(labels: tuple[tuple[str, str], ...]) -> str:
 
 
 class Histogram:
-    def __init__(self, name: str, help_text: str, buckets: Sequence[float], label: str = "") -> None:
+    """A Prometheus histogram with no label, one (``label``) or several (a tuple of names)."""
+
+    def __init__(
+        self, name: str, help_text: str, buckets: Sequence[float], label: str | tuple[str, ...] = ""
+    ) -> None:
         self.name = name
         self.help = help_text
         self.buckets = list(buckets)
-        self.label = label
-        self.series: dict[str, tuple[list[int], list[float]]] = {}
+        self.labels: tuple[str, ...] = (label,) if isinstance(label, str) and label else tuple(label or ())
+        self.series: dict[tuple[str, ...], tuple[list[int], list[float]]] = {}
 
-    def observe(self, value: float, label_value: str = "") -> None:
-        counts, totals = self.series.setdefault(label_value, ([0] * len(self.buckets), [0.0, 0.0]))
+    def observe(self, value: float, label_value: str | tuple[str, ...] = "") -> None:
+        key = (label_value,) if isinstance(label_value, str) else label_value
+        key = key if self.labels else ()
+        counts, totals = self.series.setdefault(key, ([0] * len(self.buckets), [0.0, 0.0]))
         for index, bound in enumerate(self.buckets):
             if value <= bound:
                 counts[index] += 1
@@ -78,8 +85,8 @@ class Histogram:
 
     def render(self) -> list[str]:
         lines = [f"# HELP {self.name} {self.help}", f"# TYPE {self.name} histogram"]
-        for label_value, (counts, (total, count)) in sorted(self.series.items()):
-            base: tuple[tuple[str, str], ...] = ((self.label, label_value),) if self.label else ()
+        for label_values, (counts, (total, count)) in sorted(self.series.items()):
+            base: tuple[tuple[str, str], ...] = tuple(zip(self.labels, label_values, strict=True))
             for bound, seen in zip(self.buckets, counts, strict=True):
                 le = (*base, ("le", _number(bound)))
                 lines.append(f"{self.name}_bucket{_labels(le)} {seen}")
@@ -105,11 +112,22 @@ class Metrics:
             exponential_buckets_range(1, 2000, 20),
             label="action",
         )
+        self.plugins = Histogram(
+            "volcano_plugin_scheduling_latency_milliseconds",
+            "Plugin scheduling latency in milliseconds",
+            exponential_buckets_range(0.1, 100, 15),
+            label=("plugin", "OnSession"),
+        )
         self.attempts: Counter[str] = Counter({"scheduled": 0, "unschedulable": 0, "error": 0})
         self.unschedulable_tasks = 0
         self.evictions: Counter[str] = Counter()
         self.write_errors: Counter[str] = Counter()
         self.sessions = 0
+
+    @hookimpl
+    def fumarole_plugin_finished(self, session: Any, plugin: str, phase: str, seconds: float) -> None:
+        with self.lock:
+            self.plugins.observe(seconds * 1000, (plugin, phase))
 
     @hookimpl
     def fumarole_action_finished(self, session: Any, action: str, seconds: float) -> None:
@@ -134,7 +152,7 @@ class Metrics:
 
     def render(self) -> str:
         with self.lock:
-            lines = [*self.e2e.render(), *self.actions.render()]
+            lines = [*self.e2e.render(), *self.actions.render(), *self.plugins.render()]
             lines += [
                 "# HELP volcano_schedule_attempts_total Number of attempts to schedule pods, by the result.",
                 "# TYPE volcano_schedule_attempts_total counter",

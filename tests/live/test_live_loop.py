@@ -230,7 +230,17 @@ def test_metrics_text() -> None:
     assert len(buckets) == 21 and buckets[0].startswith(
         'volcano_e2e_scheduling_latency_milliseconds_bucket{le="1"}'
     )
-    assert Metrics().render().count("# TYPE") == 7
+    # every plugin's on_session_open and on_session_close, timed as Volcano's UpdatePluginDuration
+    plugins = [name for tier in PREEMPT_CONF["tiers"] for name in (p["name"] for p in tier["plugins"])]
+    for name in plugins:
+        for phase in ("OnSessionOpen", "OnSessionClose"):
+            labels = f'{{plugin="{name}",OnSession="{phase}"}}'
+            assert f"volcano_plugin_scheduling_latency_milliseconds_count{labels} 1" in text
+    assert (
+        'volcano_plugin_scheduling_latency_milliseconds_bucket{plugin="gang",OnSession="OnSessionOpen",le="0.1"}'
+        in text
+    )
+    assert Metrics().render().count("# TYPE") == 8
 
 
 class _NodeDeletedDuringSession:
