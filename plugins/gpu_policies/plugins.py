@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import csv
 import functools
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -75,7 +76,7 @@ def task_gpus(task: TaskInfo) -> GpuRequest | None:
         return None
 
 
-class _Policy:
+class _Policy(ABC):
     """What the six plugins share: the session, its devices, the weight."""
 
     name = ""
@@ -93,7 +94,7 @@ class _Policy:
     def on_session_close(self, ssn: Session) -> None:
         self.ssn = None
 
-    def open(self, ssn: Session) -> None:
+    def open(self, ssn: Session) -> None:  # noqa: B027 - an optional step: most policies prepare nothing
         """What a policy prepares at session open."""
 
     def devices(self) -> GpuDevices:
@@ -121,8 +122,9 @@ class _Policy:
         scores = self.scores(task, rows).astype(np.float64)
         return scores * self.weight if self.weight != 1 else scores
 
+    @abstractmethod
     def scores(self, task: TaskInfo, rows: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """The policy's integer scores of ``task`` on ``rows`` (each policy defines its own)."""
 
 
 def _weight_field(name: str) -> float:

@@ -264,8 +264,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_the_papers_grid_example_names_sixty_cells() -> None:
     spec = ROOT / "examples" / "fgd-default-sweep.yaml"
-    if not (ROOT / "conf" / "fgd").is_dir():
-        pytest.skip("the six policies' confs (conf/fgd/, issue 16's per-device GPU work) are not here yet")
     if not (ROOT.parent / "shared" / "data" / "openb").is_dir():
         pytest.skip("the openb traces are not at ../shared/data/openb/")
     sweep = load_sweep(spec)
