@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from functools import cmp_to_key
 from typing import TYPE_CHECKING, Any
@@ -178,6 +178,24 @@ class ReplicaSetState:
         return f"podgroup-{self.uid}"
 
 
+def follow_traffic(
+    sim: Simulation,
+    name: str,
+    traffic: TrafficSpec,
+    current: Callable[[], int],
+    scale: Callable[[Simulation, int], None],
+) -> Generator[Any, Any, None]:
+    """At every point of the traffic curve, log and apply (``scale``) a target that differs from the
+    ``current`` one."""
+    for at in change_times(traffic, sim.workload.horizon):
+        if at > sim.env.now:
+            yield sim.env.timeout(at - sim.env.now)
+        target = replicas_at(traffic, sim.env.now)
+        if target != current():
+            sim.metrics.log(sim.env.now, "scale", f"{NAMESPACE}/{name}", "", f"{current()} -> {target}")
+            scale(sim, target)
+
+
 class InferenceService:
     def __init__(self, spec: InferenceServiceSpec, owner_uid: str) -> None:
         self.spec = spec
@@ -207,19 +225,15 @@ class InferenceService:
             sim.env.process(self._roll_out(sim, rollout.at, rollout.image))
 
     def _follow(self, sim: Simulation) -> Generator[Any, Any, None]:
-        for at in change_times(self.spec.traffic, sim.workload.horizon):
-            if at > sim.env.now:
-                yield sim.env.timeout(at - sim.env.now)
-            target = replicas_at(self.spec.traffic, sim.env.now)
-            if target != self.target:
-                change = f"{self.target} -> {target}"
-                sim.metrics.log(sim.env.now, "scale", f"{NAMESPACE}/{self.name}", "", change)
-                if target > self.target:
-                    self.requests.extend([sim.env.now] * (target - self.target))
-                else:
-                    del self.requests[max(0, len(self.requests) - (self.target - target)) :]
-                self.target = target
-                self.reconcile(sim)
+        yield from follow_traffic(sim, self.name, self.spec.traffic, lambda: self.target, self._new_target)
+
+    def _new_target(self, sim: Simulation, target: int) -> None:
+        if target > self.target:
+            self.requests.extend([sim.env.now] * (target - self.target))
+        else:
+            del self.requests[max(0, len(self.requests) - (self.target - target)) :]
+        self.target = target
+        self.reconcile(sim)
 
     def _roll_out(self, sim: Simulation, at: float, image: str) -> Generator[Any, Any, None]:
         yield sim.env.timeout(at)

@@ -20,7 +20,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from ..workload import InferenceServiceSpec
-from .inference import change_times, replicas_at
+from .inference import follow_traffic
 
 if TYPE_CHECKING:
     from ..cluster import PodRecord
@@ -45,15 +45,11 @@ class PerReplicaPodGroups:
         sim.env.process(self._follow(sim))
 
     def _follow(self, sim: Simulation) -> Generator[Any, Any, None]:
-        for at in change_times(self.spec.traffic, sim.workload.horizon):
-            if at > sim.env.now:
-                yield sim.env.timeout(at - sim.env.now)
-            target = replicas_at(self.spec.traffic, sim.env.now)
-            if target != self.target:
-                change = f"{self.target} -> {target}"
-                sim.metrics.log(sim.env.now, "scale", f"{NAMESPACE}/{self.name}", "", change)
-                self.target = target
-                self.reconcile(sim)
+        yield from follow_traffic(sim, self.name, self.spec.traffic, lambda: self.target, self._new_target)
+
+    def _new_target(self, sim: Simulation, target: int) -> None:
+        self.target = target
+        self.reconcile(sim)
 
     def reconcile(self, sim: Simulation) -> None:
         for rank in range(self.target):
