@@ -26,8 +26,16 @@ What this module decides:
   ``one_by_one``. Ties between equal nodes are broken by one generator for the whole experiment
   (seeded by the seed), shared by all the sessions of ``one_by_one``, so both ways draw the same
   numbers.
+* **Node names**: as the artefact's ``syncClusterResourceList`` creates them, each node's name
+  prefixed with ``NNNN-``, its place in a seeded permutation (``artefact_node_names``). The
+  artefact's kube-scheduler takes the smallest name among equal scores (its ``selectHost``; the
+  ``name-tie-break`` plugin, in every ``conf/fgd/`` conf), so equal nodes are taken in a random
+  order that is fixed for the experiment: GPU clustering and GPU packing score a CPU-only pod 0
+  everywhere, and every such pod goes to the same node until it is full. Binds and
+  ``events`` name the prefixed nodes.
 * **Seeds**: one seed drives the shuffle and the tuning (one generator, in that order, as the
-  artefact's one ``math/rand`` source does) and, through a second generator, the tie-breaks. The
+  artefact's one ``math/rand`` source does), through a second generator the tie-breaks left to the
+  session's generator, and through a third the node names' permutation. The
   artefact's Go generator is not reproduced, so a seed's row differs from the artefact's row for
   that seed; the claim is about the mean over seeds.
 * **Measurements**, after every submitted pod (failed ones included), as ``ClusterGpuFragReport``
@@ -66,7 +74,7 @@ if TYPE_CHECKING:
     from fumarole.framework.registry import Registry
     from fumarole.framework.session import Session
 
-    from .workload import BatchPodSpec, Workload
+    from .workload import BatchPodSpec, ClusterSpec, Workload
 
 DEFAULT_TUNE = 1.3
 """The paper's workload: 130 % of the cluster's GPU capacity."""
@@ -112,6 +120,25 @@ def _rng(seed: int, stream: int) -> np.random.Generator:
 
 SHUFFLE_STREAM = 0
 TIE_STREAM = 1
+NODE_ORDER_STREAM = 2
+
+
+def artefact_node_names(cluster: ClusterSpec, seed: int) -> ClusterSpec:
+    """The cluster with its nodes renamed as the artefact's ``syncClusterResourceList`` names them.
+
+    The nodes sorted by name, the i-th gets the prefix ``%04d-`` of the i-th number of a seeded
+    permutation of 0..n-1 (``openb-node-0000`` may become ``0711-openb-node-0000``). The artefact's
+    kube-scheduler breaks ties between equal scores by the smallest name (``name-tie-break``), so
+    the prefix makes that tie-break a random order of the nodes, fixed for the whole experiment.
+    """
+    names = sorted(cluster.node_names())
+    permutation = _rng(seed, NODE_ORDER_STREAM).permutation(len(names))
+    renamed = {name: f"{int(place):04d}-{name}" for name, place in zip(names, permutation, strict=True)}
+    groups = [
+        group.model_copy(update={"names": [renamed[name] for name in group.node_names()]})
+        for group in cluster.node_groups
+    ]
+    return cluster.model_copy(update={"node_groups": groups})
 
 
 def submission_order(
@@ -261,7 +288,8 @@ def run_experiment(
 ) -> ExperimentResult:
     """Submit ``workload.batch`` (a trace's pods) to ``workload``'s cluster under ``conf``."""
     started = time.perf_counter()
-    base = workload.model_copy(update={"batch": [], "seed": seed})
+    cluster_spec = artefact_node_names(workload.cluster, seed)
+    base = workload.model_copy(update={"batch": [], "seed": seed, "cluster": cluster_spec})
     run_settings = (settings or Settings()).model_copy(update={"seed": seed})
     cluster = SimCluster(base, run_settings)
     submissions = submission_order(workload.batch, cluster.total_gpu_milli, seed=seed, tune=tune)

@@ -20,6 +20,7 @@ from fumarole.simulator.experiment import (
     ALLOCATION_HEADER,
     ExperimentResult,
     allocation_row,
+    artefact_node_names,
     columns,
     discrete_csv,
     fragmentation_rows,
@@ -147,8 +148,20 @@ def conf_of(text: str, registry: Registry) -> object:
     return parse_conf(text, "<test conf>", registry)
 
 
+FGD_CONFS = Path(__file__).resolve().parents[2] / "conf" / "fgd"
+
+
 @pytest.mark.parametrize(
-    "conf_text", [pytest.param(DEFAULT_CONF_TEXT, id="default"), pytest.param(BINPACK_CONF, id="binpack")]
+    "conf_text",
+    [
+        pytest.param(DEFAULT_CONF_TEXT, id="default"),
+        pytest.param(BINPACK_CONF, id="binpack"),
+        pytest.param(
+            (FGD_CONFS / "gpu-clustering.yaml").read_text(encoding="utf-8"), id="fgd-gpu-clustering"
+        ),
+        pytest.param((FGD_CONFS / "gpu-packing.yaml").read_text(encoding="utf-8"), id="fgd-gpu-packing"),
+        pytest.param((FGD_CONFS / "best-fit.yaml").read_text(encoding="utf-8"), id="fgd-best-fit"),
+    ],
 )
 @pytest.mark.parametrize("seed", [1, 2, 42])
 def test_one_session_decides_what_one_session_per_pod_decides(
@@ -211,6 +224,42 @@ def test_the_same_seed_gives_the_same_experiment(tmp_path: Path) -> None:
         runs.append(run_experiment(workload, conf_of(BINPACK_CONF, registry), seed=5, registry=registry))
     assert runs[0].nodes == runs[1].nodes
     assert runs[0].names == runs[1].names
+
+
+@pytest.mark.parametrize("seed", [1, 42])
+def test_nodes_are_named_as_the_artefact_names_them(tmp_path: Path, seed: int) -> None:
+    """``syncClusterResourceList``: the nodes sorted by name, the i-th prefixed with the i-th number of a
+    seeded permutation of 0..n-1, written ``%04d-``."""
+    cluster = experiment_workload(tmp_path).cluster
+    renamed = artefact_node_names(cluster, seed).node_names()
+    assert [name[5:] for name in renamed] == cluster.node_names()
+    assert all(name[4] == "-" and name[:4].isdigit() for name in renamed)
+    by_original = sorted(renamed, key=lambda name: name[5:])
+    assert sorted(int(name[:4]) for name in by_original) == list(range(5))
+    assert artefact_node_names(cluster, seed).node_names() == renamed
+
+
+def test_the_node_names_permutation_depends_on_the_seed(tmp_path: Path) -> None:
+    cluster = experiment_workload(tmp_path).cluster
+    assert len({tuple(artefact_node_names(cluster, seed).node_names()) for seed in range(10)}) > 1
+
+
+def test_experiment_binds_to_renamed_nodes_and_cpu_only_pods_stack_on_the_first(tmp_path: Path) -> None:
+    """GPU clustering scores a CPU-only pod 0 on every node: with ``name-tie-break`` every such pod goes
+    to the node whose prefix is smallest among those with room (the artefact's fixed random order)."""
+    workload = experiment_workload(tmp_path)
+    registry = Registry()
+    conf = conf_of((FGD_CONFS / "gpu-clustering.yaml").read_text(encoding="utf-8"), registry)
+    result = run_experiment(workload, conf, seed=42, registry=registry)
+    renamed = artefact_node_names(workload.cluster, 42).node_names()
+    assert set(result.nodes) - {""} <= set(renamed)
+    first = min(renamed)
+    cpu_only = [  # SHAPES[5] is the CPU-only shape; clones keep their original's name as a prefix
+        node
+        for name, node in zip(result.names, result.nodes, strict=True)
+        if int(name.split("-")[1]) % len(SHAPES) == 5
+    ]
+    assert cpu_only and cpu_only[0] == first
 
 
 # ---------------------------------------------------------------------- fragmentation measure wiring
