@@ -308,6 +308,8 @@ class ViewSeed:
         self.requested = np.zeros((0, 3), dtype=np.int64)
         self.non_zero = np.zeros((0, 2), dtype=np.int64)
         self.memos: list[_NodePods | None] = []
+        self.entries = 0
+        """How many entries the memos hold (``pods`` holds as many unless a pod is on two nodes)."""
         self.pods: dict[str, PodEntry] = {}
         self.with_terms: dict[str, PodEntry] = {}
         self.groups: dict[str, LabelGroups] = {}
@@ -326,6 +328,7 @@ class ViewSeed:
         self.requested = np.zeros((size, 3), dtype=np.int64)
         self.non_zero = np.zeros((size, 2), dtype=np.int64)
         self.memos = [None] * size
+        self.entries = 0
         self.pods = {}
         self.with_terms = {}
         self.groups = {}
@@ -368,6 +371,7 @@ class ViewSeed:
                 continue
             old = self.memos[row]
             if old is not None:
+                self.entries -= len(old.entries)
                 for key, entry in old.entries.items():
                     if pods.get(key) is entry:
                         del pods[key]
@@ -375,13 +379,14 @@ class ViewSeed:
                         del with_terms[key]
             memo = _NodePods.of(node.tasks.values(), row)
             self.memos[row] = memo
+            self.entries += len(memo.entries)
             pods.update(memo.entries)
             for key, entry in memo.entries.items():
                 if entry.has_preferred_terms:
                     with_terms[key] = entry
             self.requested[row] = memo.requested
             self.non_zero[row] = memo.non_zero
-        if with_pods and len(pods) != sum(len(memo.entries) for memo in self.memos if memo is not None):
+        if with_pods and len(pods) != self.entries:
             self.valid = False  # a pod on two nodes (only in hand-made sessions): rebuild next time
             return False
         return True

@@ -1,9 +1,10 @@
-"""nodeorder and predicates keep per-node state from one session to the next (issue 13): the view's
-rows of unchanged nodes (``nodeorder.state.ViewSeed``, ``predicates.pod_view.PodRowsSeed``) and
-what derives from the Node objects alone while none changed (the taint and image scorers, the
-predicates' node columns and stable codes). A change to one node must be seen by the next session
-exactly as a scheduler that never ran a session sees it: every score, every predicate status,
-before and after a placement in the session.
+"""The node table, nodeorder and predicates keep per-node state from one session to the next (issue
+13): the rows of unchanged nodes (``node_table.TableSeed``, ``nodeorder.state.ViewSeed``,
+``predicates.pod_view.PodRowsSeed``) and what derives from the Node objects alone while none
+changed (the taint and image scorers, the predicates' node columns and stable codes). A change to
+one node must be seen by the next session exactly as a scheduler that never ran a session sees it:
+the table's numbers, every score, every predicate status, before and after a placement in the
+session.
 """
 
 from __future__ import annotations
@@ -179,7 +180,15 @@ def answers(ssn: Session) -> dict[str, Any]:
     nodeorder = ssn.plugins["nodeorder"]
     predicates = ssn.plugins["predicates"]
     rows = np.arange(len(ssn.node_table), dtype=np.int64)
-    out: dict[str, Any] = {"nodes": list(ssn.node_table.names)}
+    table = ssn.node_table
+    out: dict[str, Any] = {
+        "nodes": list(table.names),
+        "table": [table.resources, table.pod_count.tolist()]
+        + [
+            table.matrix(which).tolist()
+            for which in ("allocatable", "idle", "used", "releasing", "pipelined")
+        ],
+    }
     for job in ssn.jobs.values():
         for task in job.tasks_with(TaskStatus.PENDING).values():
             pre = predicates.pre_predicate(task)
