@@ -33,7 +33,9 @@ Which = Literal["idle", "future_idle", "allocatable", "used", "releasing", "pipe
 class TableSeed:
     """The rows of the last table as they were built, before its session changed them, and the
     cluster-cache nodes they were built from (``NodeInfo.origin``): the next session's table copies
-    the rows of nodes that did not change (kept by the scheduler in ``Session.persistent``)."""
+    the rows of nodes that are unchanged copies of the same cache nodes (``NodeInfo.shares_origin``;
+    the cache replaces a node whenever its Node or one of its pods changes), kept by the scheduler
+    in ``Session.persistent``."""
 
     def __init__(self) -> None:
         self.names: list[str] = []
@@ -45,8 +47,11 @@ class TableSeed:
         self.releasing = np.zeros((0, 0))
         self.pipelined = np.zeros((0, 0))
         self.pod_count = np.zeros(0, dtype=np.int64)
+        self.node_scalars: set[str] = set()
+        """The scalars the nodes' allocatable name (the table's columns but for the requests')."""
 
-    def keep(self, table: NodeTable) -> None:
+    def keep(self, table: NodeTable, node_scalars: set[str]) -> None:
+        self.node_scalars = node_scalars
         self.names = list(table.names)
         self.resources = list(table.resources)
         self.origins = [node.origin for node in table.nodes]
@@ -70,9 +75,14 @@ class NodeTable:
         self.nodes = list(nodes)
         self.names = [node.name for node in self.nodes]
         self.index = {name: row for row, name in enumerate(self.names)}
-        scalars: set[str] = set(extra_resources)
-        for node in self.nodes:
-            scalars.update(node.allocatable.scalars or ())
+        kept = self._kept_rows(seed)
+        if seed is not None and len(kept) == len(self.nodes):
+            node_scalars = seed.node_scalars  # the same cache nodes: the same allocatable
+        else:
+            node_scalars = set()
+            for node in self.nodes:
+                node_scalars.update(node.allocatable.scalars or ())
+        scalars: set[str] = set(extra_resources) | node_scalars
         scalars.discard(CPU)
         scalars.discard(MEMORY)
         self.resources = [CPU, MEMORY, *sorted(scalars)]
@@ -90,29 +100,38 @@ class NodeTable:
         self._sums: dict[str, tuple[np.ndarray, set[int], Callable[[TaskInfo], bool]]] = {}
         self._sums_stale: list[set[int]] = []
         self._row_caches: dict[str, dict[int, object]] = {}
-        copied = self._copy_rows(seed)
+        copied = self._copy_rows(seed, kept)
         for row, node in enumerate(self.nodes):
             node.attach(self, row)
             if row not in copied:
                 self._write(row)
         if seed is not None:
-            seed.keep(self)
+            seed.keep(self, node_scalars)
 
-    def _copy_rows(self, seed: TableSeed | None) -> set[int]:
-        """Rows whose node is a copy of the same cluster-cache node as the seed's row (so has the same
-        numbers): copied from the seed's arrays instead of being written one by one."""
-        if seed is None or seed.resources != self.resources or seed.names != self.names:
-            return set()
-        rows = [
+    def _kept_rows(self, seed: TableSeed | None) -> list[int]:
+        """Rows whose node is an unchanged copy of the same cluster-cache node as the seed's row (so
+        has the same numbers)."""
+        if seed is None or seed.names != self.names:
+            return []
+        origins = seed.origins
+        return [
             row
             for row, node in enumerate(self.nodes)
-            if node.origin is not None and node.origin is seed.origins[row]
+            if node.origin is not None and node.origin is origins[row] and node.shares_origin
         ]
-        if not rows:
+
+    def _copy_rows(self, seed: TableSeed | None, rows: list[int]) -> set[int]:
+        """Copy the kept rows from the seed's arrays instead of writing them one by one."""
+        if seed is None or seed.resources != self.resources or not rows:
             return set()
-        index = np.asarray(rows, dtype=np.int64)
-        for name in ("allocatable", "idle", "used", "releasing", "pipelined", "pod_count"):
-            getattr(self, name)[index] = getattr(seed, name)[index]
+        names = ("allocatable", "idle", "used", "releasing", "pipelined", "pod_count")
+        if len(rows) == len(self.nodes):
+            for name in names:
+                getattr(self, name)[:] = getattr(seed, name)
+        else:
+            index = np.asarray(rows, dtype=np.int64)
+            for name in names:
+                getattr(self, name)[index] = getattr(seed, name)[index]
         return set(rows)
 
     def __len__(self) -> int:

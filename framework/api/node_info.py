@@ -16,6 +16,13 @@ Releasing) therefore leaves idle and used unchanged and only grows ``releasing``
 
 When the node belongs to a session, its row in the session's columnar ``NodeTable`` is marked stale
 on every change, so vector predicates and scores always see the current numbers.
+
+A session's copy of a cluster-cache node (``session_copy``) is copy-on-write: it shares its
+origin's ``idle``, ``used``, ``releasing``, ``pipelined``, ``tasks`` and ``others`` until the first
+change through ``add_task`` / ``remove_task`` / ``update_task`` (the only writers of those fields
+and of the objects they hold), which gives it its own (``_own``). While it shares them
+(``shares_origin``) its content is its origin's, so whatever a reader derived from the origin holds
+for the copy too. Nothing else may write them (tests/framework/test_node_copy_on_write.py).
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ class NodeInfo:
 
     __slots__ = (
         "_row",
+        "_shared",
         "_table",
         "allocatable",
         "capacity",
@@ -83,6 +91,24 @@ class NodeInfo:
         self.version = 0
         """Counts the changes of ``tasks`` (``add_task``, ``remove_task``): a reader that keeps
         something derived from the node's tasks knows it is still current while this is unchanged."""
+        self._shared = False
+        """True while the accounting, ``tasks`` and ``others`` are the origin's objects (``_own``)."""
+
+    @property
+    def shares_origin(self) -> bool:
+        """Whether this is a ``session_copy`` nothing changed yet: its accounting, tasks and
+        ``others`` are still its ``origin``'s very objects (so its content is the origin's)."""
+        return self._shared
+
+    def _own(self) -> None:
+        """Before the first change of a copy that shares its origin's state: take copies of it."""
+        self.idle = self.idle.clone()
+        self.used = self.used.clone()
+        self.releasing = self.releasing.clone()
+        self.pipelined = self.pipelined.clone()
+        self.tasks = dict(self.tasks)
+        self.others = _clone_others(self.others)
+        self._shared = False
 
     # ------------------------------------------------------------------ views
     def future_idle(self) -> Resource:
@@ -167,6 +193,8 @@ class NodeInfo:
         self._check_addable(task)
         key = task.key
         twin = task.clone()
+        if self._shared:
+            self._own()
         if self.node is not None:
             self._add_resources(twin)
         task.node_name = self.name
@@ -177,6 +205,10 @@ class NodeInfo:
 
     def remove_task(self, task: TaskInfo) -> None:
         """Undo the stored task's accounting (by its stored status) and forget it (``RemoveTask``)."""
+        if self._shared:
+            if task.key not in self.tasks:
+                return
+            self._own()
         stored = self.tasks.pop(task.key, None)
         if stored is None:
             return
@@ -191,20 +223,21 @@ class NodeInfo:
         self.add_task(task)
 
     def session_copy(self) -> NodeInfo:
-        """The copy a session gets of a node the cluster cache keeps: its own task dict and accounting,
-        sharing the cache's frozen task copies and the node's allocatable and capacity (which nothing
-        changes)."""
+        """The copy a session gets of a node the cluster cache keeps, copy-on-write: it shares the
+        node's allocatable and capacity (which nothing changes) and, until its first change, the
+        accounting, the task dict (of the cache's frozen task copies) and ``others`` (``_own``)."""
         twin = NodeInfo.__new__(NodeInfo)
         twin.node = self.node
         twin.name = self.name
         twin.allocatable = self.allocatable
         twin.capacity = self.capacity
-        twin.idle = self.idle.clone()
-        twin.used = self.used.clone()
-        twin.releasing = self.releasing.clone()
-        twin.pipelined = self.pipelined.clone()
-        twin.tasks = dict(self.tasks)
-        twin.others = _clone_others(self.others)
+        twin.idle = self.idle
+        twin.used = self.used
+        twin.releasing = self.releasing
+        twin.pipelined = self.pipelined
+        twin.tasks = self.tasks
+        twin.others = self.others
+        twin._shared = True
         twin.ready = self.ready
         twin.not_ready_reason = self.not_ready_reason
         twin._table = None
@@ -269,6 +302,7 @@ class NodeInfo:
         twin._row = -1
         twin.origin = None
         twin.version = 0
+        twin._shared = False
         return twin
 
     def __repr__(self) -> str:

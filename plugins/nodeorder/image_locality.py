@@ -52,7 +52,8 @@ def calculate_priority(sum_scores: int, num_containers: int) -> int:
 
 
 class ImageLocalityScorer:
-    """Image summaries (size, number of nodes) per node, built once per session."""
+    """Image summaries (size, number of nodes) per node; it reads only the nodes' names, Node
+    objects and number, so a session whose nodes have the same keeps the previous session's."""
 
     def __init__(self, nodes: Sequence[NodeInfo]) -> None:
         sizes: dict[str, int] = {}
@@ -79,6 +80,10 @@ class ImageLocalityScorer:
         self._pod_images: dict[int, tuple[Pod, list[str]]] = {}
         self.names = [node.name for node in nodes]
         self._scaled: dict[str, np.ndarray] = {}
+
+    def forget_pods(self) -> None:
+        """Drop the per-pod image lists (a scorer kept for the next session holds no pods)."""
+        self._pod_images.clear()
 
     def _scaled_column(self, image: str) -> np.ndarray:
         """int64 scaled score of one image on every node of the session (0 where absent)."""

@@ -45,9 +45,6 @@ class InterPodAffinityScorer:
     def __init__(self, view: K8sNodeView) -> None:
         self.view = view
         self._counts: dict[AffinityTerm, np.ndarray] = {}
-        self._with_terms: dict[str, PodEntry] = {
-            key: entry for key, entry in view.pods.items() if entry.has_preferred_terms
-        }
         view.listeners.append(self._on_pod)
 
     # ------------------------------------------------------------------ bookkeeping
@@ -55,11 +52,6 @@ class InterPodAffinityScorer:
         for term, counts in self._counts.items():
             if term.matches(entry.namespace, entry.labels):
                 counts[entry.row] += sign
-        if entry.has_preferred_terms:
-            if sign > 0:
-                self._with_terms[entry.key] = entry
-            else:
-                self._with_terms.pop(entry.key, None)
 
     def matching_pods(self, term: AffinityTerm) -> np.ndarray:
         """Per node, how many of its pods ``term`` matches (cached, updated on pod events)."""
@@ -102,7 +94,7 @@ class InterPodAffinityScorer:
             scores_of(weighted.term.topology_key)[:] += sign * weighted.weight * sums.astype(np.int64)
 
         labels = task.labels
-        for entry in self._with_terms.values():
+        for entry in view.with_terms.values():
             node_labels = view.table.nodes[entry.row].labels
             if not node_labels:
                 continue

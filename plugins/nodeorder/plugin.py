@@ -18,7 +18,9 @@ Volcano adds both into the node's score, so one batch function gives the same to
 
 The scorers read ``K8sNodeView`` (see ``state``), a columnar mirror of the Kubernetes node infos
 Volcano builds, kept current by an event handler (pods are tracked only when a resource scorer
-or InterPodAffinity is enabled).
+or InterPodAffinity is enabled). The view's rows of unchanged nodes, and the TaintToleration and
+ImageLocality scorers (which read only the Node objects) while no Node object changed, are kept
+from one session to the next (``state.ViewSeed``).
 
 Deliberate differences: PodTopologySpread is accepted as an argument but contributes nothing: the Pod
 model carries no ``topologySpreadConstraints`` and no Services/ReplicaSets/StatefulSets are modelled
@@ -141,11 +143,18 @@ class NodeOrderPlugin:
         if w.node_affinity != 0:
             self.node_affinity = NodeAffinityScorer(view)
         if w.taint_toleration != 0:
-            self.taint_toleration = TaintTolerationScorer(view)
+            taints = view.scorers.get("taints")
+            if not isinstance(taints, TaintTolerationScorer):
+                taints = view.scorers["taints"] = TaintTolerationScorer(view)
+            self.taint_toleration = taints
         if w.pod_affinity != 0:
             self.inter_pod_affinity = InterPodAffinityScorer(view)
         if w.image_locality != 0:
-            self.image_locality = ImageLocalityScorer(ssn.node_table.nodes)
+            images = view.scorers.get("images")
+            if not isinstance(images, ImageLocalityScorer):
+                images = view.scorers["images"] = ImageLocalityScorer(ssn.node_table.nodes)
+            images.forget_pods()
+            self.image_locality = images
         ssn.batch_node_order.register(self.batch_node_order_fn)
 
     def on_session_close(self, ssn: Session) -> None:

@@ -25,7 +25,7 @@ session against the cluster as it was at session open; here the view is always k
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -36,10 +36,12 @@ from fumarole.framework.interface import Event, EventHandler
 from fumarole.plugins.util.namespaces import namespace_labels
 
 if TYPE_CHECKING:
+    from fumarole.framework.api.node_info import NodeInfo
     from fumarole.framework.api.task_info import TaskInfo
     from fumarole.framework.cache.objects import (
         Container,
         LabelSelectorModel,
+        Node,
         Pod,
         PodAffinityTerm,
         WeightedPodAffinityTerm,
@@ -260,8 +262,8 @@ def requirement_mask(groups: LabelGroups, requirement: Requirement) -> np.ndarra
 
 
 # ---------------------------------------------------------------------------------------- the view
-_MEMO_KEY = "nodeorder.node_pods"
-"""``Session.persistent`` key of the previous session's per-node pod entries (``K8sNodeView``)."""
+_SEED_KEY = "nodeorder.view_seed"
+"""``Session.persistent`` key of the view as the previous session opened it (``ViewSeed``)."""
 
 
 @dataclass
@@ -269,13 +271,12 @@ class _NodePods:
     """One node's pods in the view: their entries and the sums they add to the node's row."""
 
     row: int
-    tasks: list[TaskInfo]
     entries: dict[str, PodEntry]
     requested: np.ndarray
     non_zero: np.ndarray
 
     @classmethod
-    def of(cls, tasks: list[TaskInfo], row: int) -> _NodePods:
+    def of(cls, tasks: Iterable[TaskInfo], row: int) -> _NodePods:
         entries: dict[str, PodEntry] = {}
         requested = np.zeros(3, dtype=np.int64)
         non_zero = np.zeros(2, dtype=np.int64)
@@ -286,7 +287,109 @@ class _NodePods:
             entries[entry.key] = entry
             requested += entry.requested
             non_zero += entry.non_zero
-        return cls(row, tasks, entries, requested, non_zero)
+        return cls(row, entries, requested, non_zero)
+
+
+class ViewSeed:
+    """The view's columns as the last session opened them, and per row the cluster-cache node
+    (``NodeInfo.origin``) and Node object they were built from (kept by the scheduler in
+    ``Session.persistent``). The next session rebuilds only the rows whose node is not an
+    unchanged copy of the same cache node (``NodeInfo.shares_origin``): the cache replaces its node
+    whenever the Node or one of its pods changes, and its frozen task copies never change, so an
+    unchanged copy of the same origin has the same pods, allocatable and labels."""
+
+    def __init__(self) -> None:
+        self.valid = False
+        self.with_pods = False
+        self.names: list[str] = []
+        self.origins: list[NodeInfo | None] = []
+        self.objects: list[Node | None] = []
+        self.alloc = np.zeros((0, 3), dtype=np.int64)
+        self.requested = np.zeros((0, 3), dtype=np.int64)
+        self.non_zero = np.zeros((0, 2), dtype=np.int64)
+        self.memos: list[_NodePods | None] = []
+        self.entries = 0
+        """How many entries the memos hold (``pods`` holds as many unless a pod is on two nodes)."""
+        self.pods: dict[str, PodEntry] = {}
+        self.with_terms: dict[str, PodEntry] = {}
+        self.groups: dict[str, LabelGroups] = {}
+        """Label groups of the previous sessions, valid while every row has the same Node object."""
+        self.scorers: dict[str, object] = {}
+        """Scorers that read only the Node objects (taints, images), valid as ``groups``."""
+
+    def reset(self, names: list[str], with_pods: bool) -> None:
+        size = len(names)
+        self.valid = True
+        self.with_pods = with_pods
+        self.names = list(names)
+        self.origins = [None] * size
+        self.objects = [None] * size
+        self.alloc = np.zeros((size, 3), dtype=np.int64)
+        self.requested = np.zeros((size, 3), dtype=np.int64)
+        self.non_zero = np.zeros((size, 2), dtype=np.int64)
+        self.memos = [None] * size
+        self.entries = 0
+        self.pods = {}
+        self.with_terms = {}
+        self.groups = {}
+        self.scorers = {}
+
+    def update(self, nodes: Sequence[NodeInfo], with_pods: bool) -> bool:
+        """Bring the seed up to date with ``nodes`` (the session's table order), dropping ``groups``
+        and ``scorers`` unless every row kept its Node object; return whether the seed's pods are
+        sound (no pod on two nodes; otherwise the caller adds the pods the slow way)."""
+        names = [node.name for node in nodes]
+        if not self.valid or self.with_pods != with_pods or self.names != names:
+            self.reset(names, with_pods)
+            changed = list(range(len(nodes)))
+            same_objects = False
+        else:
+            origins = self.origins
+            changed = [
+                row
+                for row, node in enumerate(nodes)
+                if node.origin is None or node.origin is not origins[row] or not node.shares_origin
+            ]
+            objects = self.objects
+            same_objects = all(nodes[row].node is objects[row] for row in changed)
+        if not same_objects:
+            self.groups = {}
+            self.scorers = {}
+        pods = self.pods
+        with_terms = self.with_terms
+        for row in changed:
+            node = nodes[row]
+            allocatable = node.allocatable
+            self.alloc[row] = (
+                int(allocatable.milli_cpu),
+                int(allocatable.memory),
+                whole_units(allocatable.get(GPU_RESOURCE_NAME)),
+            )
+            self.origins[row] = node.origin if node.shares_origin else None
+            self.objects[row] = node.node
+            if not with_pods:
+                continue
+            old = self.memos[row]
+            if old is not None:
+                self.entries -= len(old.entries)
+                for key, entry in old.entries.items():
+                    if pods.get(key) is entry:
+                        del pods[key]
+                    if with_terms.get(key) is entry:
+                        del with_terms[key]
+            memo = _NodePods.of(node.tasks.values(), row)
+            self.memos[row] = memo
+            self.entries += len(memo.entries)
+            pods.update(memo.entries)
+            for key, entry in memo.entries.items():
+                if entry.has_preferred_terms:
+                    with_terms[key] = entry
+            self.requested[row] = memo.requested
+            self.non_zero[row] = memo.non_zero
+        if with_pods and len(pods) != self.entries:
+            self.valid = False  # a pod on two nodes (only in hand-made sessions): rebuild next time
+            return False
+        return True
 
 
 @dataclass
@@ -298,61 +401,47 @@ class K8sNodeView:
     requested: np.ndarray
     non_zero: np.ndarray
     pods: dict[str, PodEntry] = field(default_factory=dict)
+    with_terms: dict[str, PodEntry] = field(default_factory=dict)
+    """The pods of ``pods`` with preferred (anti-)affinity terms."""
     listeners: list[Callable[[PodEntry, int], None]] = field(default_factory=list)
     _groups: dict[str, LabelGroups] = field(default_factory=dict)
+    scorers: dict[str, object] = field(default_factory=dict)
+    """Node-object-only scorers shared with the sessions that saw the same Node objects (``ViewSeed``)."""
 
     @classmethod
     def build(cls, ssn: Session, *, with_pods: bool = True) -> K8sNodeView:
-        """The view of the session's nodes; without ``with_pods`` only allocatable and labels."""
+        """The view of the session's nodes; without ``with_pods`` only allocatable and labels. Rows
+        of unchanged nodes are taken from the previous session's (``ViewSeed``)."""
         table = ssn.node_table
-        size = len(table)
-        alloc = np.zeros((size, 3), dtype=np.int64)
-        for row, node in enumerate(table.nodes):
-            allocatable = node.allocatable
-            alloc[row] = (
-                int(allocatable.milli_cpu),
-                int(allocatable.memory),
-                whole_units(allocatable.get(GPU_RESOURCE_NAME)),
-            )
-        view = cls(table, alloc, np.zeros((size, 3), dtype=np.int64), np.zeros((size, 2), dtype=np.int64))
+        seed: ViewSeed = ssn.persistent(_SEED_KEY, ViewSeed)
+        sound = seed.update(table.nodes, with_pods)
+        view = cls(table, seed.alloc.copy(), seed.requested.copy(), seed.non_zero.copy())
+        view._groups = seed.groups
+        view.scorers = seed.scorers
         if with_pods:
-            view._add_nodes(ssn)
+            if sound:
+                view.pods = dict(seed.pods)
+                view.with_terms = dict(seed.with_terms)
+            else:
+                view._add_nodes_in_order()
             ssn.add_event_handler(view.event_handler())
         return view
 
-    def _add_nodes(self, ssn: Session) -> None:
-        """Every node's pods, as ``add`` would add them one by one. A node whose tasks are the very
-        objects of the previous session (the cluster cache's frozen copies: same objects, same
-        content) at the same row reuses that session's entries and sums (``_NodePods``)."""
-        previous: dict[str, _NodePods] = ssn.persistent(_MEMO_KEY, dict)
-        current: dict[str, _NodePods] = {}
-        memos: list[_NodePods] = []
+    def _add_nodes_in_order(self) -> None:
+        """Every node's pods, as ``add`` would add them one by one (the first node of a pod that is
+        on two nodes counts)."""
+        self.requested[:] = 0
+        self.non_zero[:] = 0
         for row, node in enumerate(self.table.nodes):
-            tasks = list(node.tasks.values())
-            memo = previous.get(node.name)
-            if memo is None or memo.row != row or memo.tasks != tasks:
-                memo = _NodePods.of(tasks, row)
-            if all(task.frozen for task in tasks):
-                current[node.name] = memo
-            memos.append(memo)
-        previous.clear()
-        previous.update(current)
-        pods = self.pods
-        for memo in memos:
-            pods.update(memo.entries)
-        if len(pods) != sum(len(memo.entries) for memo in memos):
-            # a pod on two nodes (only in hand-made sessions): the first one counts, as in ``add``
-            pods.clear()
-            for row, memo in enumerate(memos):
-                for key, entry in memo.entries.items():
-                    if key not in pods:
-                        pods[key] = entry
-                        self.requested[row] += entry.requested
-                        self.non_zero[row] += entry.non_zero
-            return
-        if memos:
-            self.requested[:] = np.stack([memo.requested for memo in memos])
-            self.non_zero[:] = np.stack([memo.non_zero for memo in memos])
+            for task in node.tasks.values():
+                if task.key in self.pods:
+                    continue
+                entry = pod_entry(task, row)
+                self.pods[entry.key] = entry
+                if entry.has_preferred_terms:
+                    self.with_terms[entry.key] = entry
+                self.requested[row] += entry.requested
+                self.non_zero[row] += entry.non_zero
 
     # ------------------------------------------------------------------ pods
     def add(self, task: TaskInfo, row: int) -> None:
@@ -360,6 +449,8 @@ class K8sNodeView:
             return
         entry = pod_entry(task, row)
         self.pods[entry.key] = entry
+        if entry.has_preferred_terms:
+            self.with_terms[entry.key] = entry
         self.requested[row] += entry.requested
         self.non_zero[row] += entry.non_zero
         for listener in self.listeners:
@@ -369,6 +460,7 @@ class K8sNodeView:
         entry = self.pods.pop(task.key, None)
         if entry is None:
             return
+        self.with_terms.pop(entry.key, None)
         self.requested[entry.row] -= entry.requested
         self.non_zero[entry.row] -= entry.non_zero
         for listener in self.listeners:

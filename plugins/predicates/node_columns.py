@@ -1,7 +1,8 @@
 """Per-session columns of the node attributes the filters read, one entry per node-table row.
 
 Nodes do not change their labels, taints or schedulability during a session, so each column is
-built once, on first use, and kept:
+built once, on first use, and kept (and kept for the next session while every row has the same
+name and Node object, see the predicates plugin's ``_FiltersHolder``):
 
 * ``label(key)``: the node label ``key`` integer-coded (``codes[row]`` indexes ``values``; -1 when
   the node has no such label), so a label requirement is evaluated once per distinct value and
@@ -46,6 +47,11 @@ class NodeColumns:
         self.size = len(self.nodes)
         self.row_of = {node.name: row for row, node in enumerate(self.nodes)}
         self._labels: dict[str, LabelColumn] = {}
+
+    def rebind(self, nodes: Sequence[NodeInfo]) -> None:
+        """Serve another session whose rows have the same names and Node objects (every column
+        derives from those alone): only the node list changes."""
+        self.nodes = list(nodes)
 
     def label(self, key: str) -> LabelColumn:
         column = self._labels.get(key)

@@ -36,6 +36,7 @@ Deliberate differences from Volcano:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -52,7 +53,7 @@ from .node_affinity import NodeAffinityFilter, RequiredNodeAffinity, required_no
 from .node_columns import NodeColumns
 from .node_ports import HostPort, host_ports
 from .pod_affinity import InterPodAffinityState, PodAffinityInfo, build_state, pod_affinity_info
-from .pod_view import ANTI_AFFINITY_MEMO, PodView, record_of
+from .pod_view import POD_ROWS_SEED, PodRowsSeed, PodView, record_of
 from .predicate_cache import PredicateCache, template_uid
 from .taint_toleration import TaintFilter, TolerationKey, tolerations_of
 
@@ -89,6 +90,52 @@ class PodSpecView:
     template: str
 
 
+@dataclass
+class _NodeFilters:
+    """What the stable filters derive from the Node objects alone (labels, taints,
+    unschedulable, allocatable pods): the node columns, the filters' caches and the per-spec
+    stable codes with their reason table."""
+
+    columns: NodeColumns
+    node_affinity: NodeAffinityFilter
+    taints: TaintFilter
+    stable: dict[tuple[object, ...], np.ndarray]
+    reasons: list[str]
+    reason_codes: dict[str, int]
+
+
+NODE_FILTERS_KEY = "predicates.node_filters"
+"""``Session.persistent`` key of the last session's ``_NodeFilters`` (``_FiltersHolder``)."""
+
+
+class _FiltersHolder:
+    """The last ``_NodeFilters`` with what they were built from: the node names and Node objects
+    of every row (the cache replaces a Node object whenever the node changes) and the plugin's
+    arguments. A session with the same takes them over; any difference builds them again."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.objects: list[object] = []
+        self.enabled: PredicatesArguments | None = None
+        self.filters: _NodeFilters | None = None
+
+    def take(self, nodes: Sequence[NodeInfo], enabled: PredicatesArguments) -> _NodeFilters | None:
+        if self.filters is None or self.enabled != enabled or len(nodes) != len(self.objects):
+            return None
+        objects = self.objects
+        names = self.names
+        for row, node in enumerate(nodes):
+            if node.node is not objects[row] or node.name != names[row]:
+                return None
+        return self.filters
+
+    def keep(self, nodes: Sequence[NodeInfo], enabled: PredicatesArguments, filters: _NodeFilters) -> None:
+        self.names = [node.name for node in nodes]
+        self.objects = [node.node for node in nodes]
+        self.enabled = enabled.model_copy(deep=True)
+        self.filters = filters
+
+
 class PredicatesPlugin:
     """Volcano's ``predicates`` plugin (see the module docstring)."""
 
@@ -104,16 +151,30 @@ class PredicatesPlugin:
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
         nodes = ssn.node_table.nodes
-        self.columns = NodeColumns(nodes)
-        self.view = PodView(nodes, ssn.persistent(ANTI_AFFINITY_MEMO, dict))
-        self.node_affinity = NodeAffinityFilter(self.columns)
-        self.taints = TaintFilter(self.columns)
+        self.view = PodView(nodes, ssn.persistent(POD_ROWS_SEED, PodRowsSeed))
         self.cache = PredicateCache(len(nodes)) if self.enabled.cache_enable else None
         self._specs: dict[str, PodSpecView] = {}
-        self._stable: dict[tuple[object, ...], np.ndarray] = {}
-        self._reasons: list[str] = ["", node_unschedulable.REASON, node_affinity.REASON]
-        self._reason_codes: dict[str, int] = {}
         self._fresh_states: dict[str, tuple[int, InterPodAffinityState]] = {}
+        kept: _NodeFilters | None = ssn.persistent(NODE_FILTERS_KEY, _FiltersHolder).take(nodes, self.enabled)
+        if kept is None:
+            columns = NodeColumns(nodes)
+            kept = _NodeFilters(
+                columns=columns,
+                node_affinity=NodeAffinityFilter(columns),
+                taints=TaintFilter(columns),
+                stable={},
+                reasons=["", node_unschedulable.REASON, node_affinity.REASON],
+                reason_codes={},
+            )
+            ssn.persistent(NODE_FILTERS_KEY, _FiltersHolder).keep(nodes, self.enabled, kept)
+        else:
+            kept.columns.rebind(nodes)
+        self.columns = kept.columns
+        self.node_affinity = kept.node_affinity
+        self.taints = kept.taints
+        self._stable = kept.stable
+        self._reasons = kept.reasons
+        self._reason_codes = kept.reason_codes
 
         handler = EventHandler(allocate_func=self._on_allocate, deallocate_func=self._on_deallocate)
         ssn.add_event_handler(handler)

@@ -14,12 +14,14 @@ and a pod allocated or pipelined here joins it. ``PodView`` is that view:
 * ``ports``: the used host ports index.
 
 The indexes are built on first use and then maintained incrementally. A pod is identified by
-its UID; adding a pod already in the view, or removing one that is not, changes nothing.
+its UID; adding a pod already in the view, or removing one that is not, changes nothing. The rows
+of unchanged nodes and their anti-affinity records come from the previous session's view
+(``PodRowsSeed``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,31 +73,70 @@ def _signature(task: TaskInfo) -> tuple[Signature, Mapping[str, str]]:
     return (pod.metadata.namespace, frozenset(labels.items())), labels
 
 
-@dataclass
-class _AntiRow:
-    """One row's placed pods with required anti-affinity terms, kept from one session to the next
-    while the row holds the very same frozen tasks (the cluster cache's, which never change)."""
+class PodRowsSeed:
+    """The view's rows as the last session opened them, with the cluster-cache node each was built
+    from (``NodeInfo.origin``), kept by the scheduler in ``Session.persistent``. A row whose node is
+    an unchanged copy of the same cache node (``NodeInfo.shares_origin``) has the same pods (the
+    cache replaces its node whenever one of its pods changes; its frozen task copies never
+    change), so the next session shares the row's dict (copied before its first change) and its
+    anti-affinity records instead of building them again."""
 
-    row: int
-    tasks: list[TaskInfo]
-    records: list[PodRecord]
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.origins: list[NodeInfo | None] = []
+        self.rows: list[dict[str, TaskInfo]] = []
+        self.count = np.zeros(0, dtype=np.int64)
+        self.anti: list[list[PodRecord] | None] = []
+        """Per row, the records of its pods with required anti-affinity terms (None: not known)."""
+
+    def update(self, nodes: Sequence[NodeInfo]) -> None:
+        names = [node.name for node in nodes]
+        if names != self.names:
+            size = len(names)
+            self.names = names
+            self.origins = [None] * size
+            self.rows = [{} for _ in range(size)]
+            self.count = np.zeros(size, dtype=np.int64)
+            self.anti = [None] * size
+            changed: Iterable[int] = range(size)
+        else:
+            origins = self.origins
+            changed = [
+                row
+                for row, node in enumerate(nodes)
+                if node.origin is None or node.origin is not origins[row] or not node.shares_origin
+            ]
+        for row in changed:
+            node = nodes[row]
+            pods = {task.uid: task for task in node.tasks.values()}
+            self.rows[row] = pods
+            self.count[row] = len(pods)
+            self.origins[row] = node.origin if node.shares_origin else None
+            self.anti[row] = None
 
 
-ANTI_AFFINITY_MEMO = "predicates.anti_affinity_rows"
-"""``Session.persistent`` key of the rows' anti-affinity pods of the previous session."""
+POD_ROWS_SEED = "predicates.pod_rows"
+"""``Session.persistent`` key of the rows of the previous session's view (``PodRowsSeed``)."""
 
 
 class PodView:
     """Pods per node as the Kubernetes filters see them during one session."""
 
-    def __init__(self, nodes: Sequence[NodeInfo], memo: dict[str, _AntiRow] | None = None) -> None:
+    def __init__(self, nodes: Sequence[NodeInfo], seed: PodRowsSeed | None = None) -> None:
         self.names = [node.name for node in nodes]
-        self._memo = memo
+        self._seed = seed
         self.row_of = {node.name: row for row, node in enumerate(nodes)}
-        self.pods: list[dict[str, TaskInfo]] = [
-            {task.uid: task for task in node.tasks.values()} for node in nodes
-        ]
-        self.count = np.fromiter((len(pods) for pods in self.pods), dtype=np.int64, count=len(self.pods))
+        self.pods: list[dict[str, TaskInfo]]
+        if seed is None:
+            self.pods = [{task.uid: task for task in node.tasks.values()} for node in nodes]
+            self.count = np.fromiter((len(pods) for pods in self.pods), dtype=np.int64, count=len(self.pods))
+            self._shared: set[int] = set()
+        else:
+            seed.update(nodes)
+            self.pods = list(seed.rows)
+            self.count = seed.count.copy()
+            self._shared = set(range(len(self.pods)))
+            """Rows whose dict is still the seed's (copied before the first change)."""
         self.version = 0
         self._records: dict[str, PodRecord] = {}
         self._signatures: dict[Signature, dict[int, int]] | None = None
@@ -103,6 +144,13 @@ class PodView:
         self._anti: dict[str, tuple[int, PodRecord]] | None = None
         self._ports: HostPortIndex | None = None
         self._verdicts: dict[Hashable, dict[Signature, bool]] = {}
+
+    def _row(self, row: int) -> dict[str, TaskInfo]:
+        """The row's dict, to change: the view's own."""
+        if row in self._shared:
+            self._shared.discard(row)
+            self.pods[row] = dict(self.pods[row])
+        return self.pods[row]
 
     # ------------------------------------------------------------------ records
     def record(self, task: TaskInfo) -> PodRecord:
@@ -121,18 +169,16 @@ class PodView:
         row = self.row_of.get(task.node_name)
         if row is None or task.uid in self.pods[row]:
             return
-        self.pods[row][task.uid] = task
+        self._row(row)[task.uid] = task
         self.count[row] += 1
         self.version += 1
         self._index(row, self.record(task), 1)
 
     def remove(self, task: TaskInfo) -> None:
         row = self.row_of.get(task.node_name)
-        if row is None:
+        if row is None or task.uid not in self.pods[row]:
             return
-        stored = self.pods[row].pop(task.uid, None)
-        if stored is None:
-            return
+        stored = self._row(row).pop(task.uid)
         self.count[row] -= 1
         self.version += 1
         self._index(row, self.record(stored), -1)
@@ -188,22 +234,16 @@ class PodView:
         """(row, record) of every placed pod with required anti-affinity terms."""
         if self._anti is None:
             self._anti = {}
-            previous = self._memo if self._memo is not None else {}
-            current: dict[str, _AntiRow] = {}
+            seed = self._seed
             for row, pods in enumerate(self.pods):
-                tasks = list(pods.values())
-                name = self.names[row]
-                memo = previous.get(name)
-                if memo is None or memo.row != row or memo.tasks != tasks:
-                    records = [self.record(task) for task in tasks if _has_anti_affinity(task)]
-                    memo = _AntiRow(row, tasks, [record for record in records if record.anti_terms])
-                if all(task.frozen for task in tasks):
-                    current[name] = memo
-                for record in memo.records:
+                known = seed.anti[row] if seed is not None and row in self._shared else None
+                if known is None:
+                    records = [self.record(task) for task in pods.values() if _has_anti_affinity(task)]
+                    known = [record for record in records if record.anti_terms]
+                    if seed is not None and row in self._shared:
+                        seed.anti[row] = known
+                for record in known:
                     self._anti[record.uid] = (row, record)
-            if self._memo is not None:
-                self._memo.clear()
-                self._memo.update(current)
         return list(self._anti.values())
 
     @property
