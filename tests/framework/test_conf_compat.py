@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = ROOT / "tests" / "fixtures" / "manifests"
 KNOWN_PLUGINS = (
     "best-fit-score, binpack, capacity, conformance, dot-product-score, drf, fgd-score, gang, "
-    "gpu-clustering-score, gpu-packing-score, gpu-share, huawei-npu, network-topology-aware, nodeorder, "
+    "gpu-clustering-score, gpu-packing-score, gpu-share, huawei-npu, name-tie-break, network-topology-aware, "
+    "nodeorder, "
     "overcommit, predicates, priority, proportion, random-score"
 )
 OBSOLETE = Code.OBSOLETE_KEY

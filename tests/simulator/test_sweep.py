@@ -139,9 +139,12 @@ def test_the_pool_gives_the_same_bytes_as_a_serial_run(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not ray_available(), reason="Ray is not installed (pip install 'fumarole[ray]')")
-def test_ray_gives_the_same_bytes_as_a_serial_run(tmp_path: Path) -> None:
+def test_ray_gives_the_same_bytes_as_a_serial_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import ray
 
+    # Ray's workers put the driver's working directory first on their path: from a source checkout,
+    # its top-level fumarole/ folder (the command line's shell) would hide the installed package.
+    monkeypatch.chdir(tmp_path)
     spec = load_sweep(write_spec(tmp_path, confs=[{"name": "binpack", "conf": yaml.safe_load(BINPACK_CONF)}]))
     run_sweep(spec, tmp_path / "serial", executor="serial")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
