@@ -66,6 +66,35 @@ T = TypeVar("T")
 
 TABLE_SEED = "session.node_table_seed"
 """``persistent`` key of the rows the last session's node table was built with (``TableSeed``)."""
+TOTAL_SEED = "session.total_resource_seed"
+"""``persistent`` key of the last session's ``total_resource`` (``TotalResourceSeed``)."""
+
+
+class TotalResourceSeed:
+    """The last session's ``total_resource`` and the Node objects whose allocatable it summed, in
+    order. A node's allocatable is a function of its Node object alone, and the cache replaces a
+    Node object when it changes, so the same objects in the same order give the same sum, bit for bit
+    (a node without a Node object is keyed on its allocatable object)."""
+
+    def __init__(self) -> None:
+        self.objects: list[object] = []
+        self.total = Resource()
+
+    def total_of(self, nodes: list[NodeInfo]) -> Resource:
+        """The sum of the nodes' allocatable in order (``Resource.add``), reused while their Node
+        objects are the same (read it, do not change it)."""
+        objects = [node.node if node.node is not None else node.allocatable for node in nodes]
+        kept = self.objects
+        if len(kept) != len(objects) or not all(map(_same, objects, kept)):
+            total = Resource()
+            for node in nodes:
+                total.add(node.allocatable)
+            self.objects, self.total = objects, total
+        return self.total
+
+
+def _same(left: object, right: object) -> bool:
+    return left is right
 
 
 def session_uid(cycle: int) -> str:
@@ -211,8 +240,8 @@ class Session(ExtensionPointSpecs):
         self.replica_sets = snapshot.replica_sets
         open_hyper_nodes(self, snapshot)
         self.opened_nominations = sub_job_nominations(self)
-        for node in self.node_list:
-            self.total_resource.add(node.allocatable)
+        seed = self.persistent(TOTAL_SEED, TotalResourceSeed)
+        self.total_resource.add(seed.total_of(self.node_list))
         extra: set[str] = set()
         for job in self.jobs.values():
             for task in job.tasks_with(TaskStatus.PENDING).values():
