@@ -23,6 +23,7 @@ the next integer as ``Quantity.Value()`` and ``Quantity.MilliValue()`` do (so ``
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -60,8 +61,27 @@ class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity, or a quantity that is not acceptable input."""
 
 
+QUANTITIES_REMEMBERED = 16384
+"""How many distinct (value, type) inputs ``parse_quantity`` and ``check_resource`` remember: a
+cluster writes the same few quantities on thousands of objects, and a ``Fraction`` is immutable."""
+
+
+_REMEMBERED_TYPES = (str, int, float)
+
+
 def parse_quantity(raw: object) -> Fraction:
     """Return the exact value of a quantity given as a string or a YAML number."""
+    if type(raw) in _REMEMBERED_TYPES:  # exact types: bool (an int) and odd subclasses are not
+        return _remembered_quantity(raw)
+    return _parse_quantity(raw)
+
+
+@functools.lru_cache(maxsize=QUANTITIES_REMEMBERED, typed=True)  # typed: 1 and 1.0 stay apart
+def _remembered_quantity(raw: object) -> Fraction:
+    return _parse_quantity(raw)
+
+
+def _parse_quantity(raw: object) -> Fraction:
     if isinstance(raw, Fraction):
         return raw
     if isinstance(raw, bool) or raw is None:
@@ -103,6 +123,17 @@ def max_quantity(name: str) -> str:
 def check_resource(name: str, raw: object) -> Fraction:
     """The value of a quantity of resource ``name`` if it is acceptable input (see the module
     docstring), else ``QuantityError`` saying why."""
+    if type(raw) in _REMEMBERED_TYPES:
+        return _remembered_check(name, raw)
+    return _check_resource(name, raw)
+
+
+@functools.lru_cache(maxsize=QUANTITIES_REMEMBERED, typed=True)
+def _remembered_check(name: str, raw: object) -> Fraction:
+    return _check_resource(name, raw)
+
+
+def _check_resource(name: str, raw: object) -> Fraction:
     amount = parse_quantity(raw)
     if amount < 0:
         raise QuantityError(f"must be greater than or equal to 0 (got {short_repr(raw)})")

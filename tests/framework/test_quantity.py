@@ -82,3 +82,23 @@ def test_unacceptable_amounts(name: str, raw: object, message: str) -> None:
     with pytest.raises(QuantityError) as info:
         check_resource(name, raw)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    ("first", "then", "message"),
+    [
+        pytest.param(1, True, "invalid quantity True", id="1-then-True"),
+        pytest.param(0, False, "invalid quantity False", id="0-then-False"),
+        pytest.param("1", [1], "invalid quantity [1]", id="unhashable-after-a-remembered-one"),
+        pytest.param("1", {"a": 1}, "invalid quantity {'a': 1}", id="a-mapping"),
+    ],
+)
+def test_remembered_quantities_keep_types_apart(first: object, then: object, message: str) -> None:
+    """``parse_quantity`` and ``check_resource`` remember answers by value and exact type: a bool equal
+    to a remembered int is still refused, and inputs that cannot be remembered are still checked."""
+    assert parse_quantity(first) == Fraction(str(first))
+    assert check_resource("cpu", first) == Fraction(str(first))
+    for parse in (parse_quantity, lambda raw: check_resource("cpu", raw)):
+        with pytest.raises(QuantityError) as caught:
+            parse(then)
+        assert str(caught.value) == message
