@@ -83,7 +83,7 @@ class TotalResourceSeed:
     def total_of(self, nodes: list[NodeInfo]) -> Resource:
         """The sum of the nodes' allocatable in order (``Resource.add``), reused while their Node
         objects are the same (read it, do not change it)."""
-        objects = [node.node if node.node is not None else node.allocatable for node in nodes]
+        objects: list[object] = [node.node if node.node is not None else node.allocatable for node in nodes]
         kept = self.objects
         if len(kept) != len(objects) or not all(map(_same, objects, kept)):
             total = Resource()
