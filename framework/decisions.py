@@ -260,6 +260,8 @@ def close_log(ssn: Session) -> None:
     decisions.session_uid = ssn.uid
     reasons = PendingReasons(ssn)
     for job in ssn.jobs.values():
+        if not job.count_with(TaskStatus.PENDING) and not job.count_with(TaskStatus.PIPELINED):
+            continue  # nothing pipelined, nothing pending: nothing to say (topology rows need pending)
         for task in job.tasks_with(TaskStatus.PIPELINED).values():
             decisions.pipelined.append(Placement(task.key, task.node_name))
             if task.eviction_occurred:

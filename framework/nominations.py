@@ -18,11 +18,13 @@ the gang action in the same session.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from .api.task_status import TaskStatus
 
 if TYPE_CHECKING:
+    from .api.job_info import JobInfo
     from .api.task_info import TaskInfo
     from .session import Session
 
@@ -38,33 +40,52 @@ def nominated_node_name(ssn: Session, task: TaskInfo) -> str:
 
 def set_nominated_node_name(ssn: Session, task: TaskInfo, node_name: str) -> None:
     ssn.get_cycle_state(task.uid)[_KEY] = node_name
+    ssn.nominations_written[task.uid] = task.job
+
+
+def _sub_job_nominations_of(job: JobInfo) -> dict[str, str]:
+    return {
+        sub.uid: sub.nominated_hyper_node for sub in job.peek_sub_jobs().values() if sub.nominated_hyper_node
+    }
 
 
 def sub_job_nominations(ssn: Session) -> dict[str, dict[str, str]]:
-    """Job UID -> {sub-job UID: nominated hypernode}, for jobs with any."""
+    """Job UID -> {sub-job UID: nominated hypernode}, for jobs with any.
+
+    A job whose sub-jobs are still the cache's (every nomination is written on a sub-job reached
+    through ``JobInfo.sub_jobs``, which gives the job its own) has the answer an earlier session got
+    (``JobInfo.derived``)."""
     found: dict[str, dict[str, str]] = {}
     for uid, job in ssn.jobs.items():
-        subs = {
-            sub.uid: sub.nominated_hyper_node
-            for sub in job.peek_sub_jobs().values()
-            if sub.nominated_hyper_node
-        }
+        subs = job.derived(SUB_JOB_NOMINATIONS_KEY, partial(_sub_job_nominations_of, job))
         if subs:
-            found[uid] = subs
+            found[uid] = dict(subs)
     return found
 
 
+SUB_JOB_NOMINATIONS_KEY = ("sub_job_nominations",)
+"""``JobInfo.derived`` key of a job's sub-job nominations."""
+
+
 def record_nominations(ssn: Session, opened: dict[str, dict[str, str]]) -> None:
-    """The changed sub-job nominations and the dropped pod nominations go into the log."""
+    """The changed sub-job nominations and the dropped pod nominations go into the log.
+
+    A pod nomination is dropped only through ``set_nominated_node_name``, which notes the task: only
+    those tasks are looked at."""
     now = sub_job_nominations(ssn)
     for uid in sorted(set(opened) | set(now)):
         if opened.get(uid, {}) != now.get(uid, {}):
             ssn.decisions.nominated_hyper_nodes[uid] = now.get(uid, {})
-    for job in ssn.jobs.values():
-        for task in job.tasks_with(TaskStatus.PENDING).values():
-            state = ssn.cycle_states.get(task.uid)
-            if task.pod is None or state is None or state.get(_KEY, None) != "":
-                continue
-            if task.pod.status.nominated_node_name:
-                ssn.decisions.dropped_nominations.append(task.key)
+    for task_uid, job_uid in ssn.nominations_written.items():
+        job = ssn.jobs.get(job_uid)
+        if job is None:
+            continue
+        task = job.tasks_with(TaskStatus.PENDING).get(task_uid)
+        if task is None:
+            continue
+        state = ssn.cycle_states.get(task_uid)
+        if task.pod is None or state is None or state.get(_KEY, None) != "":
+            continue
+        if task.pod.status.nominated_node_name:
+            ssn.decisions.dropped_nominations.append(task.key)
     ssn.decisions.dropped_nominations.sort()

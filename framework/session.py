@@ -127,6 +127,9 @@ class Session(ExtensionPointSpecs):
         self.pod_group_old_phase: dict[str, str] = {}
         self.dirty_jobs: set[str] = set()
         self.cycle_states: dict[str, dict[str, Any]] = {}
+        self.nominations_written: dict[str, str] = {}
+        """Task UID -> job UID of the tasks whose nominated node the session wrote
+        (``nominations.set_nominated_node_name``): where ``record_nominations`` looks for dropped ones."""
         self.node_table = NodeTable([])
 
     # ------------------------------------------------------------------ open / close

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+_new_object = object.__new__
+
 POD_GROUP_PENDING = "Pending"
 POD_GROUP_RUNNING = "Running"
 POD_GROUP_UNKNOWN = "Unknown"
@@ -86,7 +88,7 @@ class TopologyExplanation:
         return "\n".join(lines)
 
 
-@dataclass
+@dataclass(slots=True)
 class PodGroupState:
     """The mutable part of a PodGroup during a session: phase and conditions."""
 
@@ -97,7 +99,25 @@ class PodGroupState:
     failed: int = 0
 
     def copy(self) -> PodGroupState:
-        return PodGroupState(self.phase, list(self.conditions), self.running, self.succeeded, self.failed)
+        twin = _new_object(PodGroupState)
+        twin.phase = self.phase
+        twin.conditions = list(self.conditions)
+        twin.running = self.running
+        twin.succeeded = self.succeeded
+        twin.failed = self.failed
+        return twin
+
+
+_SESSION_COPY_RESETS: dict[str, Any] = {
+    "_shared": True,
+    "_borrowed": True,
+    "_ready_memo": (-1, 0, False),
+    "_best_effort_memo": (-1, 0),
+    "topology_explanation": None,
+    "version": 0,
+}
+"""What ``JobInfo.session_copy`` sets afresh (immutable values) besides its own fit errors, PodGroup
+state and network topology."""
 
 
 class JobInfo:
@@ -661,42 +681,15 @@ class JobInfo:
         ``task_status_index``, ``tasks_with`` of a status a cached task may have), which gives the
         copy its own copies of them all. Pending tasks are its own from the start. Costs a few
         attribute copies for a job the session does not change."""
-        twin = JobInfo.__new__(JobInfo)
-        twin._shared = True
-        twin._borrowed = True
-        twin._has_topology = self._has_topology
-        twin._derived = self._derived
-        twin._ready_memo = (-1, 0, False)
-        twin._best_effort_memo = (-1, 0)
-        twin.uid = self.uid
-        twin.pg_uid = self.pg_uid
-        twin.name = self.name
-        twin.namespace = self.namespace
-        twin.queue = self.queue
-        twin.priority = self.priority
-        twin.min_available = self.min_available
-        twin.task_min_available = self.task_min_available
-        twin.task_min_available_total = self.task_min_available_total
-        twin.job_fit_errors = self.job_fit_errors
-        twin.nodes_fit_errors = {}
-        twin.allocated_hyper_node = self.allocated_hyper_node
-        twin.topology_explanation = None
-        twin.network_topology = self.network_topology.copy() if self.network_topology is not None else None
-        twin.sub_group_policies = self.sub_group_policies
-        twin._sub_jobs = self._sub_jobs
-        twin.task_to_sub_job = self.task_to_sub_job
-        twin.min_sub_jobs = self.min_sub_jobs
-        twin._task_status_index = self._task_status_index
-        twin._tasks = self._tasks
-        twin.allocated = self.allocated
-        twin.total_request = self.total_request
-        twin.creation = self.creation
-        twin.pod_group = self.pod_group
-        twin.pod_group_state = self.pod_group_state.copy()
-        twin.preemptable = self.preemptable
-        twin.owner_uid = self.owner_uid
-        twin.schedule_start = self.schedule_start
-        twin.version = 0
+        twin = _new_object(JobInfo)
+        # every attribute at once (C speed), then the ones a copy does not share
+        state = self.__dict__.copy()
+        state.update(_SESSION_COPY_RESETS)
+        state["nodes_fit_errors"] = {}
+        state["pod_group_state"] = self.pod_group_state.copy()
+        if self.network_topology is not None:
+            state["network_topology"] = self.network_topology.copy()
+        twin.__dict__ = state
         pending = self._task_status_index.get(TaskStatus.PENDING)
         if pending or twin.network_topology is not None or twin.contains_network_topology():
             # pending tasks are the session's own from the start; a job with a network topology has
