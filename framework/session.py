@@ -223,15 +223,17 @@ class Session(ExtensionPointSpecs):
         self.node_table = NodeTable(self.node_list, extra, self.persistent(TABLE_SEED, TableSeed))
 
     def _init_cycle_states(self) -> None:
+        job_valid = self.job_valid
+        cycle_states = self.cycle_states
         for job in self.jobs.values():
-            result = self.job_valid(job)
+            result = job_valid(job)
             if result is not None and not result.passed:
                 why = f"{result.reason}: {result.message}" if result.reason else result.message
                 self.decisions.refusals.job(job.uid, f"PodGroup {job.uid} is not valid: {why}")
                 continue
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 if not task.sch_gated:
-                    self.cycle_states[task.uid] = {}
+                    cycle_states[task.uid] = {}
 
     def get_cycle_state(self, task_uid: str) -> dict[str, Any]:
         """Per-task scratch space shared by extension points in this session (``GetCycleState``)."""

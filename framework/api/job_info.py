@@ -15,7 +15,7 @@ Per-role minima (``spec.minTaskMember``) are checked by ``check_task_*``; they a
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -715,3 +715,12 @@ class JobInfo:
 
     def __repr__(self) -> str:
         return f"Job({self.uid} queue={self.queue} min={self.min_available} tasks={len(self._tasks)})"
+
+
+def touched_jobs(jobs: Iterable[JobInfo]) -> list[JobInfo]:
+    """The jobs, in order, leaving out the session copies that still borrow the cluster cache's
+    containers (``JobInfo.session_copy``): such a copy had no pending task when the session opened
+    (pending tasks are a copy's own from the start) and nothing has changed its tasks since, so it
+    has no pending and no pipelined task (the cache's tasks are never pipelined, allocated or
+    binding). A pass that has nothing to do for a job without such tasks can walk these only."""
+    return [job for job in jobs if not job._borrowed]

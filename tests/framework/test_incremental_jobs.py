@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from fumarole.framework import job_updater
 from fumarole.framework.api.fit_errors import FitErrors
+from fumarole.framework.api.job_info import touched_jobs
+from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache import ClusterCache
 from fumarole.framework.cache.builders import (
     build_node,
@@ -25,6 +27,7 @@ from fumarole.framework.cache.builders import (
 from fumarole.framework.cache.objects import Pod
 from fumarole.framework.conf import SchedulerConf, load_conf
 from fumarole.framework.decisions import CycleDecisions
+from fumarole.framework.hookspecs import hookimpl
 from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.settings import Settings
@@ -139,13 +142,37 @@ CHANGES: list[Any] = [
 ]
 
 
-def scheduler(cache: ClusterCache, conf: str) -> Scheduler:
+class BorrowedJobsHaveNothingPending:
+    """An observer checking, when a session opens and closes, that the jobs ``touched_jobs`` leaves
+    out (copies still borrowing the cache's containers) have no pending and no pipelined task."""
+
+    def __init__(self) -> None:
+        self.checked = 0
+
+    def check(self, session: Any) -> None:
+        touched = {job.uid for job in touched_jobs(session.jobs.values())}
+        for job in session.jobs.values():
+            if job.uid not in touched:
+                assert not job.count_with(TaskStatus.PENDING), job.uid
+                assert not job.count_with(TaskStatus.PIPELINED), job.uid
+                self.checked += 1
+
+    @hookimpl
+    def fumarole_session_opened(self, session: Any) -> None:
+        self.check(session)
+
+    @hookimpl
+    def fumarole_session_closed(self, session: Any) -> None:
+        self.check(session)
+
+
+def scheduler(cache: ClusterCache, conf: str, *observers: Any) -> Scheduler:
     registry = Registry()
     settings = Settings(observers=False)
     loaded = (
         load_conf(DEFAULT_CONF, registry) if conf == "default" else SchedulerConf.model_validate(EVICTING)
     )
-    return Scheduler(loaded, cache, registry=registry, settings=settings)
+    return Scheduler(loaded, cache, registry=registry, settings=settings, observers=observers)
 
 
 def fresh_cycle(kept: Scheduler, cache: ClusterCache, conf: str, now: float) -> CycleDecisions:
@@ -162,7 +189,8 @@ def test_a_change_to_one_job_decides_as_a_fresh_scheduler(
     change: Callable[[ClusterCache], None], conf: str
 ) -> None:
     cache = cluster()
-    kept = scheduler(cache, conf)
+    borrowed = BorrowedJobsHaveNothingPending()
+    kept = scheduler(cache, conf, borrowed)
     for cycle in range(1, 4):
         cache.apply(kept.run_once(now=float(cycle)))
     change(cache)
@@ -174,6 +202,7 @@ def test_a_change_to_one_job_decides_as_a_fresh_scheduler(
     cache.apply(got)
     expected = fresh_cycle(kept, cache, conf, 5.0)
     assert repr(kept.run_once(now=5.0)) == repr(expected)
+    assert borrowed.checked > 0
 
 
 class Calls:
