@@ -8,7 +8,8 @@ Extension points (flag in parentheses):
 
 * job_valid (no flag): fails with ``NotEnoughPodsOfTask`` when a role misses its ``minTaskMember``
   or a sub-group policy misses its ``minSubGroups``, with ``NotEnoughTasks`` when fewer than
-  ``minAvailable`` tasks are valid;
+  ``minAvailable`` tasks are valid (a function of the job alone, declared ``job_only`` and remembered
+  across sessions for a job nothing changed: ``JobInfo.derived``);
 * preemptable (``enablePreemptable``) and reclaimable (``enableReclaimable``), one function: walking
   the candidates in order, a task is a victim while its job keeps more than ``minAvailable`` ready
   tasks (a per-job counter starting at the ready count, decremented per victim); votes PERMIT;
@@ -45,6 +46,7 @@ from fumarole.framework.api.task_status import TaskStatus, allocated_status
 from fumarole.framework.api.types import PERMIT, REJECT, ValidateResult
 from fumarole.framework.cache.objects import PodGroupCondition
 from fumarole.framework.interface import NoArguments
+from fumarole.framework.session import job_only
 
 if TYPE_CHECKING:
     from fumarole.framework.api.sub_job_info import SubJobInfo
@@ -174,6 +176,7 @@ class GangPlugin:
     def on_session_open(self, ssn: Session) -> None:
         jobs = ssn.jobs
 
+        @job_only(JOB_VALID_KEY)
         def job_valid(obj: Any) -> ValidateResult | None:
             if not isinstance(obj, JobInfo):
                 return ValidateResult(False, "", f"Failed to convert <{obj}> to *JobInfo")

@@ -16,6 +16,7 @@ from fumarole.framework import job_updater
 from fumarole.framework.api.fit_errors import FitErrors
 from fumarole.framework.api.job_info import touched_jobs
 from fumarole.framework.api.task_status import TaskStatus
+from fumarole.framework.api.types import ValidateResult
 from fumarole.framework.cache import ClusterCache
 from fumarole.framework.cache.builders import (
     build_node,
@@ -273,3 +274,35 @@ def test_a_session_copy_has_every_attribute_of_its_job_and_its_own_mutable_state
             assert copy.network_topology == base.network_topology
             assert copy.network_topology is not base.network_topology
         base.nodes_fit_errors.clear()
+
+
+@pytest.mark.parametrize(
+    ("undeclared", "keys"),
+    [
+        pytest.param(False, ((gang.JOB_VALID_KEY,), ()), id="gang-alone-declared"),
+        pytest.param(True, None, id="one-undeclared-function"),
+    ],
+)
+def test_the_session_remembers_job_valid_only_when_every_function_is_declared_job_only(
+    undeclared: bool, keys: Any
+) -> None:
+    cache = cluster()
+    cache.put(build_pod_group(NS, "short", min_member=3))  # no pods: not valid
+    kept = scheduler(cache, "default")
+    kept.run_once(now=1.0)
+    ssn = kept.open_session(now=2.0)
+    if undeclared:
+        ssn.job_valid.register(lambda job: ValidateResult(False, "Mine", "refused"), plugin="drf")
+    assert ssn._job_only_keys() == keys
+    ssn.decisions.refusals.jobs.clear()
+    ssn._init_cycle_states()
+    refused = {uid: why.split(": ", 1)[1] for uid, why in ssn.decisions.refusals.jobs.items()}
+    if undeclared:
+        # drf's tier comes after gang's: gang's refusal stands for "short", drf's for the others
+        assert refused[f"{NS}/short"].startswith("NotEnoughTasks")
+        assert refused[f"{NS}/run0"] == "Mine: refused"
+    else:
+        assert refused == {
+            f"{NS}/short": "NotEnoughTasks: Not enough valid tasks for gang-scheduling, valid: 0, min: 3"
+        }
+    ssn.close()
