@@ -18,13 +18,11 @@ the gang action in the same session.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from .api.task_status import TaskStatus
 
 if TYPE_CHECKING:
-    from .api.job_info import JobInfo
     from .api.task_info import TaskInfo
     from .session import Session
 
@@ -43,28 +41,18 @@ def set_nominated_node_name(ssn: Session, task: TaskInfo, node_name: str) -> Non
     ssn.nominations_written[task.uid] = task.job
 
 
-def _sub_job_nominations_of(job: JobInfo) -> dict[str, str]:
-    return {
-        sub.uid: sub.nominated_hyper_node for sub in job.peek_sub_jobs().values() if sub.nominated_hyper_node
-    }
-
-
 def sub_job_nominations(ssn: Session) -> dict[str, dict[str, str]]:
-    """Job UID -> {sub-job UID: nominated hypernode}, for jobs with any.
-
-    A job whose sub-jobs are still the cache's (every nomination is written on a sub-job reached
-    through ``JobInfo.sub_jobs``, which gives the job its own) has the answer an earlier session got
-    (``JobInfo.derived``)."""
+    """Job UID -> {sub-job UID: nominated hypernode}, for jobs with any."""
     found: dict[str, dict[str, str]] = {}
     for uid, job in ssn.jobs.items():
-        subs = job.derived(SUB_JOB_NOMINATIONS_KEY, partial(_sub_job_nominations_of, job))
+        subs = {
+            sub.uid: sub.nominated_hyper_node
+            for sub in job.peek_sub_jobs().values()
+            if sub.nominated_hyper_node
+        }
         if subs:
-            found[uid] = dict(subs)
+            found[uid] = subs
     return found
-
-
-SUB_JOB_NOMINATIONS_KEY = ("sub_job_nominations",)
-"""``JobInfo.derived`` key of a job's sub-job nominations."""
 
 
 def record_nominations(ssn: Session, opened: dict[str, dict[str, str]]) -> None:

@@ -11,7 +11,6 @@ sub-jobs'). At close, the allocated hypernodes of dirty jobs go into the decisio
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from loguru import logger
@@ -109,22 +108,12 @@ def record_allocated_hyper_nodes(ssn: Session) -> None:
             ssn.decisions.allocated_hyper_nodes[uid] = (job.allocated_hyper_node, subs)
 
 
-SUB_JOBS_ALLOCATED_KEY = ("sub_jobs_allocated_hyper_node",)
-"""``JobInfo.derived`` key of whether any of a job's sub-jobs has an allocated hypernode."""
-
-
-def _sub_jobs_allocated(job: JobInfo) -> bool:
-    return any(sub.allocated_hyper_node for sub in job.peek_sub_jobs().values())
-
-
 def remove_invalid_allocated_hyper_node(ssn: Session, job: JobInfo) -> None:
     if job.allocated_hyper_node and (
         job.allocated_hyper_node not in ssn.hyper_nodes or job.allocated_task_num() == 0
     ):
         job.allocated_hyper_node = ""
         ssn.dirty_jobs.add(job.uid)
-    if not job.derived(SUB_JOBS_ALLOCATED_KEY, partial(_sub_jobs_allocated, job)):
-        return
     for uid, sub in job.peek_sub_jobs().items():
         if sub.allocated_hyper_node and (
             sub.allocated_hyper_node not in ssn.hyper_nodes or sub.allocated_task_num() == 0
