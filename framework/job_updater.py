@@ -45,33 +45,42 @@ def pod_group_phase(job: JobInfo, unschedulable: bool) -> str:
     return job.phase
 
 
+def pod_group_status(job: JobInfo, unschedulable: bool) -> tuple[str, int, int, int]:
+    """The phase and the running, succeeded and failed task counts the job updater writes."""
+    return (
+        pod_group_phase(job, unschedulable),
+        job.count_with(TaskStatus.RUNNING),
+        job.count_with(TaskStatus.SUCCEEDED),
+        job.count_with(TaskStatus.FAILED),
+    )
+
+
 def update_all_jobs(ssn: Session) -> None:
-    """Compute every job's PodGroup status into the decision log (``JobUpdater.UpdateAll``)."""
+    """Compute every job's PodGroup status into the decision log (``JobUpdater.UpdateAll``).
+
+    The status of a job nothing changed since the cache built it (its phase and the session's
+    Unschedulable condition in the key) is the one remembered from an earlier session
+    (``JobInfo.derived``)."""
     observed = ssn.hooks is not None and bool(ssn.hooks.fumarole_podgroup_phase.get_hookimpls())
+    session_uid = ssn.uid
+    old_phases = ssn.pod_group_old_phase
+    append = ssn.decisions.podgroups.append
     for job in ssn.jobs.values():
         state = job.pod_group_state
-        unschedulable = any(
-            c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == ssn.uid
-            for c in state.conditions
+        unschedulable = False
+        for c in state.conditions:
+            if c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == session_uid:
+                unschedulable = True
+                break
+        phase, running, succeeded, failed = job.derived(
+            ("pod_group_status", state.phase, unschedulable), partial(pod_group_status, job, unschedulable)
         )
-        state.phase = job.derived(
-            ("pod_group_phase", job.phase, unschedulable), partial(pod_group_phase, job, unschedulable)
-        )
-        state.running = job.count_with(TaskStatus.RUNNING)
-        state.failed = job.count_with(TaskStatus.FAILED)
-        state.succeeded = job.count_with(TaskStatus.SUCCEEDED)
-        old = ssn.pod_group_old_phase.get(job.uid, "")
-        ssn.decisions.podgroups.append(
-            PodGroupPhase(
-                job.uid,
-                state.phase,
-                old,
-                list(state.conditions),
-                state.running,
-                state.succeeded,
-                state.failed,
-            )
-        )
+        state.phase = phase
+        state.running = running
+        state.succeeded = succeeded
+        state.failed = failed
+        old = old_phases.get(job.uid, "")
+        append(PodGroupPhase(job.uid, phase, old, list(state.conditions), running, succeeded, failed))
         if observed:
             assert ssn.hooks is not None
-            ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=state.phase)
+            ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=phase)

@@ -38,6 +38,7 @@ def nominated_node_name(ssn: Session, task: TaskInfo) -> str:
 
 def set_nominated_node_name(ssn: Session, task: TaskInfo, node_name: str) -> None:
     ssn.get_cycle_state(task.uid)[_KEY] = node_name
+    ssn.nominations_written[task.uid] = task.job
 
 
 def sub_job_nominations(ssn: Session) -> dict[str, dict[str, str]]:
@@ -55,16 +56,24 @@ def sub_job_nominations(ssn: Session) -> dict[str, dict[str, str]]:
 
 
 def record_nominations(ssn: Session, opened: dict[str, dict[str, str]]) -> None:
-    """The changed sub-job nominations and the dropped pod nominations go into the log."""
+    """The changed sub-job nominations and the dropped pod nominations go into the log.
+
+    A pod nomination is dropped only through ``set_nominated_node_name``, which notes the task: only
+    those tasks are looked at."""
     now = sub_job_nominations(ssn)
     for uid in sorted(set(opened) | set(now)):
         if opened.get(uid, {}) != now.get(uid, {}):
             ssn.decisions.nominated_hyper_nodes[uid] = now.get(uid, {})
-    for job in ssn.jobs.values():
-        for task in job.tasks_with(TaskStatus.PENDING).values():
-            state = ssn.cycle_states.get(task.uid)
-            if task.pod is None or state is None or state.get(_KEY, None) != "":
-                continue
-            if task.pod.status.nominated_node_name:
-                ssn.decisions.dropped_nominations.append(task.key)
+    for task_uid, job_uid in ssn.nominations_written.items():
+        job = ssn.jobs.get(job_uid)
+        if job is None:
+            continue
+        task = job.tasks_with(TaskStatus.PENDING).get(task_uid)
+        if task is None:
+            continue
+        state = ssn.cycle_states.get(task_uid)
+        if task.pod is None or state is None or state.get(_KEY, None) != "":
+            continue
+        if task.pod.status.nominated_node_name:
+            ssn.decisions.dropped_nominations.append(task.key)
     ssn.decisions.dropped_nominations.sort()

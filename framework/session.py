@@ -29,7 +29,8 @@ Deliberate difference from Volcano: undoing an eviction restores the task's prev
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -63,6 +64,27 @@ if TYPE_CHECKING:
     from .extension_points import BoundPoint
 
 T = TypeVar("T")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+JOB_ONLY_ATTRIBUTE = "fumarole_job_only"
+"""The attribute ``job_only`` sets on a ``job_valid`` function: the key of its declaration."""
+
+
+def job_only(key: Hashable) -> Callable[[F], F]:
+    """Declare that a ``job_valid`` function's answer is a function of the job alone (its tasks,
+    counters, PodGroup and ``min_available``; nothing of the session, its other jobs, the nodes or
+    the queues), under ``key``: a name of the function that changes when its meaning does. When every
+    ``job_valid`` function a session consults is declared so, the session remembers the combined
+    answer for a job nothing changed since the cluster cache built it (``JobInfo.derived``, keyed on
+    the declarations, tier by tier, and the job's ``min_available``)."""
+
+    def declare(fn: F) -> F:
+        setattr(fn, JOB_ONLY_ATTRIBUTE, key)
+        return fn
+
+    return declare
+
 
 TABLE_SEED = "session.node_table_seed"
 """``persistent`` key of the rows the last session's node table was built with (``TableSeed``)."""
@@ -156,6 +178,9 @@ class Session(ExtensionPointSpecs):
         self.pod_group_old_phase: dict[str, str] = {}
         self.dirty_jobs: set[str] = set()
         self.cycle_states: dict[str, dict[str, Any]] = {}
+        self.nominations_written: dict[str, str] = {}
+        """Task UID -> job UID of the tasks whose nominated node the session wrote
+        (``nominations.set_nominated_node_name``): where ``record_nominations`` looks for dropped ones."""
         self.node_table = NodeTable([])
 
     # ------------------------------------------------------------------ open / close
@@ -248,16 +273,33 @@ class Session(ExtensionPointSpecs):
                 extra.update(task.resreq.scalars or ())
         self.node_table = NodeTable(self.node_list, extra, self.persistent(TABLE_SEED, TableSeed))
 
+    def _job_only_keys(self) -> tuple[tuple[Hashable, ...], ...] | None:
+        """The ``job_only`` keys of the ``job_valid`` functions consulted, by tier; None when one is
+        not declared."""
+        keys: list[tuple[Hashable, ...]] = []
+        for tier in self.job_valid.enabled():
+            declared = tuple(getattr(fn, JOB_ONLY_ATTRIBUTE, None) for fn in tier)
+            if None in declared:
+                return None
+            keys.append(declared)
+        return tuple(keys)
+
     def _init_cycle_states(self) -> None:
+        job_valid = self.job_valid
+        cycle_states = self.cycle_states
+        keys = self._job_only_keys()
         for job in self.jobs.values():
-            result = self.job_valid(job)
+            if keys is None:
+                result = job_valid(job)
+            else:
+                result = job.derived(("session.job_valid", keys, job.min_available), partial(job_valid, job))
             if result is not None and not result.passed:
                 why = f"{result.reason}: {result.message}" if result.reason else result.message
                 self.decisions.refusals.job(job.uid, f"PodGroup {job.uid} is not valid: {why}")
                 continue
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 if not task.sch_gated:
-                    self.cycle_states[task.uid] = {}
+                    cycle_states[task.uid] = {}
 
     def get_cycle_state(self, task_uid: str) -> dict[str, Any]:
         """Per-task scratch space shared by extension points in this session (``GetCycleState``)."""

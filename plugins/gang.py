@@ -8,7 +8,8 @@ Extension points (flag in parentheses):
 
 * job_valid (no flag): fails with ``NotEnoughPodsOfTask`` when a role misses its ``minTaskMember``
   or a sub-group policy misses its ``minSubGroups``, with ``NotEnoughTasks`` when fewer than
-  ``minAvailable`` tasks are valid;
+  ``minAvailable`` tasks are valid (a function of the job alone, declared ``job_only`` and remembered
+  across sessions for a job nothing changed: ``JobInfo.derived``);
 * preemptable (``enablePreemptable``) and reclaimable (``enableReclaimable``), one function: walking
   the candidates in order, a task is a victim while its job keeps more than ``minAvailable`` ready
   tasks (a per-job counter starting at the ready count, decremented per victim); votes PERMIT;
@@ -37,6 +38,7 @@ kept.
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fumarole.framework.api.job_info import JobInfo
@@ -44,6 +46,7 @@ from fumarole.framework.api.task_status import TaskStatus, allocated_status
 from fumarole.framework.api.types import PERMIT, REJECT, ValidateResult
 from fumarole.framework.cache.objects import PodGroupCondition
 from fumarole.framework.interface import NoArguments
+from fumarole.framework.session import job_only
 
 if TYPE_CHECKING:
     from fumarole.framework.api.sub_job_info import SubJobInfo
@@ -105,6 +108,34 @@ def job_fit_error(job: JobInfo) -> str:
     return message
 
 
+JOB_VALID_KEY = "gang.job_valid"
+"""``JobInfo.derived`` key of ``gang_job_valid`` (with the job's ``min_available``)."""
+
+
+def gang_job_valid(job: JobInfo) -> ValidateResult | None:
+    """Gang's ``job_valid`` answer for a job: None when valid (a function of the job alone)."""
+    if not job.check_task_valid():
+        return ValidateResult(
+            False,
+            NOT_ENOUGH_PODS_OF_TASK_REASON,
+            "Not enough valid pods of each task for gang-scheduling",
+        )
+    if not job.check_sub_job_valid():
+        return ValidateResult(
+            False,
+            NOT_ENOUGH_PODS_OF_TASK_REASON,
+            "Not enough valid subGroups of each task for gang-scheduling",
+        )
+    valid = job.valid_task_num()
+    if valid < job.min_available:
+        return ValidateResult(
+            False,
+            NOT_ENOUGH_PODS_REASON,
+            f"Not enough valid tasks for gang-scheduling, valid: {valid}, min: {job.min_available}",
+        )
+    return None
+
+
 def should_skip_unschedulable_for_releasing(job: JobInfo) -> bool:
     """True when releasing tasks still on their nodes, with the scheduled ones, fill the gang and
     nothing is pending or pipelined (``shouldSkipUnschedulableForReleasing``)."""
@@ -145,29 +176,12 @@ class GangPlugin:
     def on_session_open(self, ssn: Session) -> None:
         jobs = ssn.jobs
 
+        @job_only(JOB_VALID_KEY)
         def job_valid(obj: Any) -> ValidateResult | None:
             if not isinstance(obj, JobInfo):
                 return ValidateResult(False, "", f"Failed to convert <{obj}> to *JobInfo")
-            if not obj.check_task_valid():
-                return ValidateResult(
-                    False,
-                    NOT_ENOUGH_PODS_OF_TASK_REASON,
-                    "Not enough valid pods of each task for gang-scheduling",
-                )
-            if not obj.check_sub_job_valid():
-                return ValidateResult(
-                    False,
-                    NOT_ENOUGH_PODS_OF_TASK_REASON,
-                    "Not enough valid subGroups of each task for gang-scheduling",
-                )
-            valid = obj.valid_task_num()
-            if valid < obj.min_available:
-                return ValidateResult(
-                    False,
-                    NOT_ENOUGH_PODS_REASON,
-                    f"Not enough valid tasks for gang-scheduling, valid: {valid}, min: {obj.min_available}",
-                )
-            return None
+            # a function of the job alone: remembered for a job nothing changed since the cache built it
+            return obj.derived((JOB_VALID_KEY, obj.min_available), partial(gang_job_valid, obj))
 
         def evictable(evictor: TaskInfo, evictees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
             victims: list[TaskInfo] = []
@@ -254,4 +268,11 @@ class GangPlugin:
                     message=f"{unready}/{job.task_count()} tasks in gang unschedulable: {job_fit_error(job)}",
                     last_transition_time=ssn.now,
                 )
-            ssn.update_pod_group_condition(job, condition)
+            # ``ssn.update_pod_group_condition`` for a job of ``ssn.jobs``, without looking it up
+            conditions = job.pod_group_state.conditions
+            for index, existing in enumerate(conditions):
+                if existing.type == condition.type:
+                    conditions[index] = condition
+                    break
+            else:
+                conditions.append(condition)

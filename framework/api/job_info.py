@@ -15,7 +15,7 @@ Per-role minima (``spec.minTaskMember``) are checked by ``check_task_*``; they a
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from .task_info import TaskInfo
 
 T = TypeVar("T")
+
+_new_object = object.__new__
 
 POD_GROUP_PENDING = "Pending"
 POD_GROUP_RUNNING = "Running"
@@ -86,7 +88,7 @@ class TopologyExplanation:
         return "\n".join(lines)
 
 
-@dataclass
+@dataclass(slots=True)
 class PodGroupState:
     """The mutable part of a PodGroup during a session: phase and conditions."""
 
@@ -97,7 +99,13 @@ class PodGroupState:
     failed: int = 0
 
     def copy(self) -> PodGroupState:
-        return PodGroupState(self.phase, list(self.conditions), self.running, self.succeeded, self.failed)
+        twin = _new_object(PodGroupState)
+        twin.phase = self.phase
+        twin.conditions = list(self.conditions)
+        twin.running = self.running
+        twin.succeeded = self.succeeded
+        twin.failed = self.failed
+        return twin
 
 
 class JobInfo:
@@ -722,3 +730,12 @@ class JobInfo:
 
     def __repr__(self) -> str:
         return f"Job({self.uid} queue={self.queue} min={self.min_available} tasks={len(self._tasks)})"
+
+
+def touched_jobs(jobs: Iterable[JobInfo]) -> list[JobInfo]:
+    """The jobs, in order, leaving out the session copies that still borrow the cluster cache's
+    containers (``JobInfo.session_copy``): such a copy had no pending task when the session opened
+    (pending tasks are a copy's own from the start) and nothing has changed its tasks since, so it
+    has no pending and no pipelined task (the cache's tasks are never pipelined, allocated or
+    binding). A pass that has nothing to do for a job without such tasks can walk these only."""
+    return [job for job in jobs if not job._borrowed]

@@ -414,6 +414,9 @@ class ClusterCache:
         if "root" not in self.queues and any(queue.spec.parent == "root" for queue in self.queues.values()):
             self.diagnostics.add(Code.DEFAULTED, "Queue root", describe("root"))
         kept: dict[str, JobInfo] = {}
+        priorities = {name: pc.value for name, pc in classes.items()}
+        allocated_hyper_nodes = self.allocated_hyper_nodes
+        nominated_hyper_nodes = self.nominated_hyper_nodes
         for uid, base in jobs.items():
             if base.pod_group is None:
                 pods = ", ".join(sorted(t.key for t in base.tasks.values())[:3])
@@ -432,19 +435,21 @@ class ClusterCache:
                 continue
             if base.queue in IMPLICIT_QUEUES and base.queue not in self.queues:
                 self.diagnostics.add(Code.DEFAULTED, f"Queue {base.queue}", describe(base.queue))
-            pc_name = base.pod_group.spec.priority_class_name
             job = base.session_copy()
-            job.priority = default_priority
-            if pc_name in classes:
-                job.priority = classes[pc_name].value
-            allocated, sub_jobs = self.allocated_hyper_nodes.get(uid, ("", {}))
-            job.allocated_hyper_node = allocated
-            for sub_uid, sub_allocated in sub_jobs.items():
-                if sub_uid in job.sub_jobs:
-                    job.sub_jobs[sub_uid].allocated_hyper_node = sub_allocated
-            for sub_uid, nominated in self.nominated_hyper_nodes.get(uid, {}).items():
-                if sub_uid in job.sub_jobs:
-                    job.sub_jobs[sub_uid].nominated_hyper_node = nominated
+            job.priority = priorities.get(base.pod_group.spec.priority_class_name, default_priority)
+            allocated = allocated_hyper_nodes.get(uid)
+            if allocated is not None:
+                job.allocated_hyper_node = allocated[0]
+                for sub_uid, sub_allocated in allocated[1].items():
+                    if sub_uid in job.sub_jobs:
+                        job.sub_jobs[sub_uid].allocated_hyper_node = sub_allocated
+            else:
+                job.allocated_hyper_node = ""
+            nominated = nominated_hyper_nodes.get(uid)
+            if nominated:
+                for sub_uid, hyper_node in nominated.items():
+                    if sub_uid in job.sub_jobs:
+                        job.sub_jobs[sub_uid].nominated_hyper_node = hyper_node
             kept[uid] = job
         topology = self._topology if self._topology is not None else build_topology((), [])
         return ClusterSnapshot(
