@@ -172,7 +172,7 @@ def _add_usage_job_by_job(attrs: dict[str, QueueAttr], jobs: Iterable[JobInfo]) 
 def _add_usage_kept(attrs: dict[str, QueueAttr], jobs: list[JobInfo], sums: RunningSums) -> bool:
     """``_add_usage_job_by_job`` from the sums kept between sessions; False, with nothing added,
     when a job is in a queue that is not a leaf (the caller then goes job by job)."""
-    paths = {uid: (uid, *attr.ancestors) for uid, attr in attrs.items()}
+    paths = {uid: sums.interned((uid, *attr.ancestors)) for uid, attr in attrs.items()}
     members: list[JobInfo] = []
     missing: list[JobInfo] = []
     for job in jobs:

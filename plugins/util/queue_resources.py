@@ -154,10 +154,12 @@ def usage_fields(usage: object) -> tuple[Resource, Resource, Resource, Resource]
 def collect_usage(sums: RunningSums, jobs: list[JobInfo]) -> Totals:
     """``sums`` brought up to date with the jobs' usage (``job_usage``, the key of each job's
     term), each job in its queue."""
+    queues = [job.queue for job in jobs]
+    paths = {queue: sums.interned((queue,)) for queue in set(queues)}
     return sums.collect(
         [job.uid for job in jobs],
         [job_usage(job) for job in jobs],
-        [(job.queue,) for job in jobs],
+        [paths[queue] for queue in queues],
         usage_fields,
     )
 

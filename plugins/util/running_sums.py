@@ -217,6 +217,12 @@ class RunningSums:
         these, in C, before looking at any member)."""
         self.last_changed = 0
         """How many members the last ``collect`` (re)computed or dropped (tests, profiling)."""
+        self._interned: dict[tuple[Hashable, ...], tuple[Hashable, ...]] = {}
+
+    def interned(self, groups: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
+        """The one tuple equal to ``groups`` these sums hand out: give every member of the same groups
+        that tuple (no tuple allocated per member and session, and the lists compare by identity)."""
+        return self._interned.setdefault(groups, groups)
 
     def inexact(self, group: Hashable) -> bool:
         """Whether the group holds a member whose contribution is not an exact integer."""
