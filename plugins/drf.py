@@ -39,6 +39,10 @@ Deliberate differences from Volcano (where Volcano would crash on a nil pointer 
 * a job whose queue is not in the session is left out of the tree.
 The plugin keeps its attributes after ``on_session_close`` (Volcano drops them); nothing reads
 them once the session is closed, except observers reporting shares.
+
+Session open costs what changed (issue 13): outside hierarchy mode a job's attributes at open are
+remembered for the cluster cache's job (``JobInfo.derived``, keyed on the cluster total) and shared
+between sessions until an event changes them, which first gives the session its own copy.
 """
 
 from __future__ import annotations
@@ -134,6 +138,14 @@ def calculate_share(allocated: Resource, total: Resource) -> tuple[str, float]:
     return dominant, result
 
 
+def _job_attr(job: JobInfo, total: Resource) -> DrfAttr:
+    """A job's attributes at session open: its allocated tasks' requests (the job's running total:
+    no walk over its tasks) and their dominant share of ``total``."""
+    attr = DrfAttr(allocated=job.allocated.clone())
+    attr.dominant_resource, attr.share = calculate_share(job.allocated, total)
+    return attr
+
+
 def resource_saturated(allocated: Resource, request: Resource, demanding: set[str]) -> bool:
     """A leaf is saturated when it holds all it asked for on some dimension, or asks for one the
     cluster has no more of (``resourceSaturated``)."""
@@ -168,11 +180,25 @@ class DrfPlugin:
         self.total_resource = Resource()
         self.total_allocated = Resource()
         self.job_attrs: dict[str, DrfAttr] = {}
+        """Every job's attributes. Outside hierarchy mode an entry may be shared with other sessions
+        (remembered for the cluster cache's job, ``JobInfo.derived``) until ``_own_attr`` gives the
+        session its own copy: change an attribute only through ``_own_attr``."""
+        self._owned: set[str] = set()
+        """The jobs whose entry of ``job_attrs`` is this session's own."""
         self.hierarchical_root = HierarchicalNode("root", weight=1.0)
 
     # ------------------------------------------------------------------ shares
     def update_share(self, attr: DrfAttr) -> None:
         attr.dominant_resource, attr.share = calculate_share(attr.allocated, self.total_resource)
+
+    def _own_attr(self, job_uid: str) -> DrfAttr | None:
+        """The job's attributes, made the session's own copy first (they may be shared)."""
+        attr = self.job_attrs.get(job_uid)
+        if attr is None or job_uid in self._owned:
+            return attr
+        attr = self.job_attrs[job_uid] = DrfAttr(attr.share, attr.dominant_resource, attr.allocated.clone())
+        self._owned.add(job_uid)
+        return attr
 
     def job_share(self, job_uid: str) -> float:
         attr = self.job_attrs.get(job_uid)
@@ -276,15 +302,17 @@ class DrfPlugin:
         hierarchy_enabled = ssn.hierarchy_enabled(self.name)
 
         total = self.total_resource
-        total_key = (total.milli_cpu, total.memory, tuple(sorted((total.scalars or {}).items())))
-        for job in ssn.jobs.values():
-            # the job's allocated tasks' requests (its running total: no walk over its tasks)
-            attr = DrfAttr(allocated=job.allocated.clone())
-            attr.dominant_resource, attr.share = job.derived(
-                ("drf.share", total_key), partial(calculate_share, job.allocated, total)
-            )
-            self.job_attrs[job.uid] = attr
-            if hierarchy_enabled:
+        # the scalars in their order: a tie between dimensions goes to the first (``calculate_share``)
+        total_key = (total.milli_cpu, total.memory, tuple((total.scalars or {}).items()))
+        if hierarchy_enabled:
+            for job in ssn.jobs.values():
+                # the job's allocated tasks' requests (its running total: no walk over its tasks)
+                attr = DrfAttr(allocated=job.allocated.clone())
+                attr.dominant_resource, attr.share = job.derived(
+                    ("drf.share", total_key), partial(calculate_share, job.allocated, total)
+                )
+                self.job_attrs[job.uid] = attr
+                self._owned.add(job.uid)
                 queue = ssn.queues.get(job.queue)
                 if queue is None:
                     continue
@@ -292,6 +320,13 @@ class DrfPlugin:
                 self.update_hierarchical_share(
                     self.hierarchical_root, self.total_allocated, job, attr, queue.hierarchy, queue.weights
                 )
+        else:
+            # each job's attributes as remembered for the cache's job (shared: ``_own_attr`` copies
+            # one before a change)
+            self.job_attrs = {
+                job.uid: job.derived(("drf.attr", total_key), partial(_job_attr, job, total))
+                for job in ssn.jobs.values()
+            }
 
         ssn.preemptable.register(self._preemptable)
         if hierarchy_enabled:
@@ -411,7 +446,7 @@ class DrfPlugin:
         if job is None:
             logger.warning("drf: skip event for task {}: job {} is not in the session", task.key, task.job)
             return
-        attr = self.job_attrs.get(task.job)
+        attr = self._own_attr(task.job)
         if attr is None:
             logger.warning("drf: skip event for task {}: job {} has no attributes", task.key, task.job)
             return

@@ -19,6 +19,10 @@ Extension points (flag in parentheses):
 * job_enqueued (``enableJobEnqueued``): adds the job's ``minResources`` (gated pods deducted) to
   ``inqueue``.
 
+Both sums (``used`` over the nodes, ``inqueue`` over the jobs) are kept between sessions by the
+scheduler and brought up to date from the nodes and jobs that changed
+(``fumarole.plugins.util.running_sums``, equal to the bit to a sum in session order).
+
 Argument: ``overcommit-factor`` (number, default 1.2); a value below 1 falls back to 1.2 with a
 warning.
 
@@ -34,6 +38,8 @@ shared device. The helpers shared with proportion and capacity live in ``fumarol
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING, JobInfo
@@ -45,15 +51,82 @@ from fumarole.plugins.util import (
     inqueue_resource,
     record_unschedulable,
 )
+from fumarole.plugins.util.running_sums import RunningSums
 from loguru import logger
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
 if TYPE_CHECKING:
+    from fumarole.framework.api.node_info import NodeInfo
     from fumarole.framework.session import Session
 
 PLUGIN_NAME = "overcommit"
 OVERCOMMIT_FACTOR = "overcommit-factor"
 DEFAULT_OVERCOMMIT_FACTOR = 1.2
+
+
+USED_SUMS = "overcommit.used_sums"
+INQUEUE_SUMS = "overcommit.inqueue_sums"
+"""Keys of the sums the scheduler keeps between sessions (``ssn.persistent``, ``RunningSums``): the
+nodes' ``used`` and the jobs' reservations (``inqueue``)."""
+CLUSTER = ("cluster",)
+"""The one group of both sums."""
+
+
+def _one_field() -> RunningSums:
+    return RunningSums(1)
+
+
+def _resource_field(term: object) -> tuple[Resource]:
+    assert isinstance(term, Resource)
+    return (term,)
+
+
+def _node_used(node: NodeInfo) -> Resource:
+    """The node's ``used``, as the key of its term: the cluster cache's node's own (frozen, replaced
+    when the node changes) while the session's copy has not changed (``version`` 0), else the copy's
+    (a fresh object each session)."""
+    origin = node.origin
+    return origin.used if origin is not None and node.version == 0 else node.used
+
+
+def _inqueue_term(job: JobInfo) -> Resource | None:
+    """What a job reserves in ``inqueue`` (None: nothing): an Inqueue job its ``minResources``, a
+    Running job that reached ``minMember`` the part of them not allocated yet; gated tasks
+    deducted."""
+    if not job.has_min_resources():
+        return None
+    if job.phase == POD_GROUP_INQUEUE:
+        return deduct_sch_gated_resources(job, job.min_resources())
+    min_member = job.pod_group.spec.min_member if job.pod_group is not None else job.min_available
+    if job.phase == POD_GROUP_RUNNING and job.allocated_task_num() >= min_member:
+        return deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated))
+    return None
+
+
+def _inqueue_terms(jobs: Iterable[JobInfo]) -> tuple[list[str], list[object]]:
+    """The jobs reserving something and their terms, as remembered for the cache's job
+    (``JobInfo.derived``, by phase: the same object while nothing changed the job)."""
+    members: list[str] = []
+    terms: list[object] = []
+    for job in jobs:
+        term = job.derived(("overcommit.inqueue", job.phase), partial(_inqueue_term, job))
+        if term is not None:
+            members.append(job.uid)
+            terms.append(term)
+    return members, terms
+
+
+def _sum(sums: RunningSums, members: list[str], terms: list[object]) -> Resource:
+    """Σ of ``terms`` in their order, from the sums kept between sessions (each term is the key of
+    its member); added one by one when the kept sum is not exact (see ``running_sums``)."""
+    found = sums.collect(members, terms, [CLUSTER] * len(members), _resource_field).resources(CLUSTER[0])
+    if found is not None:
+        return found[0]
+    total = Resource()
+    for term in terms:
+        assert isinstance(term, Resource)
+        total.add(term)
+    return total
 
 
 class OvercommitArguments(BaseModel):
@@ -93,22 +166,14 @@ class OvercommitPlugin:
         self.overcommit_factor = factor
 
         self.total_resource = ssn.total_resource.clone()
-        used = Resource()
-        for node in ssn.nodes.values():
-            used.add(node.used)
+        nodes = ssn.nodes
+        used = _sum(
+            ssn.persistent(USED_SUMS, _one_field), list(nodes), [_node_used(node) for node in nodes.values()]
+        )
         self.idle_resource = self.total_resource.clone().multi(factor).sub_without_assert(used)
-
-        inqueue = Resource()
-        for job in ssn.jobs.values():
-            if not job.has_min_resources():
-                continue
-            if job.phase == POD_GROUP_INQUEUE:
-                inqueue.add(deduct_sch_gated_resources(job, job.min_resources()))
-                continue
-            min_member = job.pod_group.spec.min_member if job.pod_group is not None else job.min_available
-            if job.phase == POD_GROUP_RUNNING and job.allocated_task_num() >= min_member:
-                inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
-        self.inqueue_resource = inqueue
+        self.inqueue_resource = _sum(
+            ssn.persistent(INQUEUE_SUMS, _one_field), *_inqueue_terms(ssn.jobs.values())
+        )
 
         ssn.job_enqueueable.register(self.job_enqueueable)
         ssn.job_enqueued.register(self.job_enqueued)

@@ -36,6 +36,12 @@ A job refused for lack of quota gets a ``Normal`` / ``Unschedulable`` event on i
 ``GetInqueueResource``, the gated-task deduction and ``helpers.Max`` are shared with capacity and
 overcommit (``fumarole.plugins.util``).
 
+The per-queue sums of the jobs' usage (allocated, request, inqueue, elastic) are kept between
+sessions by the scheduler and brought up to date from the jobs whose usage changed
+(``fumarole.plugins.util.running_sums``: exact integer sums, equal to the bit to adding job by job
+in session order; a queue whose sums are not exact integers is summed job by job). Everything else
+(capability, guarantee, real capability, deserved, share) is computed afresh every session.
+
 Differences from Volcano: no metrics; a queue without attributes (no job) answers share 0 in
 ``queue_order``, False in ``overused``/``allocatable``/``preemptive`` and Permit in
 ``job_enqueueable`` where Volcano would dereference nil; a job whose queue is missing is skipped;
@@ -55,12 +61,14 @@ from fumarole.framework.api.resource import ZERO, DimensionDefault, Resource, ex
 from fumarole.framework.api.types import PERMIT, REJECT
 from fumarole.framework.interface import Event, EventHandler, NoArguments
 from fumarole.plugins.util import (
+    collect_usage,
     deduct_sch_gated_resources,
     format_resource_names,
     job_usage,
     record_unschedulable,
     refusals,
     resource_max,
+    usage_sums,
 )
 from loguru import logger
 
@@ -77,6 +85,10 @@ STATE_KEY = "proportionState"
 
 MAX_FLOAT64 = sys.float_info.max
 """``math.MaxFloat64``: an unlimited cpu or memory capability."""
+
+USAGE_SUMS = "proportion.usage_sums"
+"""Key of the per-queue sums of the jobs' usage the scheduler keeps between sessions
+(``ssn.persistent``)."""
 
 
 class QueueAttr:
@@ -198,19 +210,33 @@ class ProportionPlugin:
         self._register(ssn)
 
     def _build_queue_attrs(self, ssn: Session) -> None:
-        for job in ssn.jobs.values():
-            attr = self.queue_opts.get(job.queue)
-            if attr is None:
-                queue = ssn.queues.get(job.queue)
-                if queue is None:
+        """Every queue holding a job, in order of its first job, with the Σ of its jobs' usage
+        (``job_usage``): kept between sessions (``USAGE_SUMS``, ``RunningSums``), equal to the bit
+        to adding every job's usage in ``ssn.jobs`` order; an inexact queue is summed that way."""
+        queues = ssn.queues
+        sums = ssn.persistent(USAGE_SUMS, usage_sums)
+        totals = collect_usage(sums, [job for job in ssn.jobs.values() if job.queue in queues])
+        inexact: set[str] = set()
+        for queue_uid in totals.groups:
+            assert isinstance(queue_uid, str)
+            attr = self._new_queue_attr(queues[queue_uid])
+            found = totals.resources(queue_uid)
+            if found is None:
+                inexact.add(queue_uid)
+            else:
+                attr.allocated, attr.request, attr.inqueue, attr.elastic = found
+            self.queue_opts[queue_uid] = attr
+        if inexact:
+            for job in ssn.jobs.values():
+                if job.queue not in inexact:
                     continue
-                attr = self._new_queue_attr(queue)
-                self.queue_opts[job.queue] = attr
-            usage = job_usage(job)
-            attr.allocated.add(usage.allocated)
-            attr.request.add(usage.request)
-            attr.inqueue.add(usage.inqueue)
-            attr.elastic.add(usage.elastic)
+                attr = self.queue_opts[job.queue]
+                usage = job_usage(job)
+                attr.allocated.add(usage.allocated)
+                attr.request.add(usage.request)
+                attr.inqueue.add(usage.inqueue)
+                attr.elastic.add(usage.elastic)
+        for attr in self.queue_opts.values():
             logger.trace("proportion: {}", attr)
 
     def _new_queue_attr(self, queue: QueueInfo) -> QueueAttr:

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.resource import INFINITY, ZERO, Resource, exceeded_part
-from fumarole.plugins.util import job_usage, resource_max
+from fumarole.plugins.util import RunningSums, job_usage, resource_max, usage_fields
 from loguru import logger
 
 from .queue_attrs import QueueAttr, guarantee_of, update_share
@@ -87,12 +87,18 @@ def _link_ancestors(
 
 
 def build_hierarchical_queue_attrs(
-    queues: dict[str, QueueInfo], jobs: Iterable[JobInfo], total_resource: Resource
+    queues: dict[str, QueueInfo],
+    jobs: Iterable[JobInfo],
+    total_resource: Resource,
+    sums: RunningSums | None = None,
 ) -> tuple[dict[str, QueueAttr], bool]:
     """The attributes of every queue and whether the tree is usable (see the module docstring).
 
     On failure the attributes built so far are returned too: upstream's event handlers keep
-    using them.
+    using them. With ``sums`` (kept between sessions by the plugin, ``usage_sums``) the usage of
+    every queue (a job's queue and its ancestors) is brought up to date from the jobs whose usage
+    or place in the tree changed, equal to the bit to adding it job by job; an inexact queue is
+    summed job by job, and a job in a queue that is not a leaf makes the whole pass job by job.
     """
     attrs: dict[str, QueueAttr] = {}
     for queue in queues.values():
@@ -105,28 +111,13 @@ def build_hierarchical_queue_attrs(
             logger.error("[capacity] failed to update Queue <{}> attributes, error: {}", queue.name, exc)
             return attrs, False
 
-    for job in jobs:
-        attr = attrs.get(job.queue)
-        if attr is None:
-            logger.warning(
-                "[capacity] Job <{}/{}> references queue {} which is not found in session queues, skipping",
-                job.namespace,
-                job.name,
-                job.queue,
-            )
-            continue
-        if attr.children:
-            logger.error(
-                "[capacity] the Queue <{}> of Job <{}/{}> is not leaf queue",
-                attr.name,
-                job.namespace,
-                job.name,
-            )
-            return attrs, False
-        usage = job_usage(job)
-        attr.add_usage(usage)
-        for ancestor in attr.ancestors:
-            attrs[ancestor].add_usage(usage)
+    done = False
+    if sums is not None:
+        job_list = list(jobs)
+        jobs = job_list
+        done = _add_usage_kept(attrs, job_list, sums)
+    if not done and not _add_usage_job_by_job(attrs, jobs):
+        return attrs, False
 
     root = attrs.get(ROOT_QUEUE)
     if root is None:
@@ -144,6 +135,81 @@ def build_hierarchical_queue_attrs(
     for attr in attrs.values():
         update_share(attr)
     return attrs, True
+
+
+def _warn_missing_queue(job: JobInfo) -> None:
+    logger.warning(
+        "[capacity] Job <{}/{}> references queue {} which is not found in session queues, skipping",
+        job.namespace,
+        job.name,
+        job.queue,
+    )
+
+
+def _add_usage_job_by_job(attrs: dict[str, QueueAttr], jobs: Iterable[JobInfo]) -> bool:
+    """Add every job's usage to its queue and the queue's ancestors, in job order; False (and the
+    attributes as far as they got) at the first job in a queue that is not a leaf."""
+    for job in jobs:
+        attr = attrs.get(job.queue)
+        if attr is None:
+            _warn_missing_queue(job)
+            continue
+        if attr.children:
+            logger.error(
+                "[capacity] the Queue <{}> of Job <{}/{}> is not leaf queue",
+                attr.name,
+                job.namespace,
+                job.name,
+            )
+            return False
+        usage = job_usage(job)
+        attr.add_usage(usage)
+        for ancestor in attr.ancestors:
+            attrs[ancestor].add_usage(usage)
+    return True
+
+
+def _add_usage_kept(attrs: dict[str, QueueAttr], jobs: list[JobInfo], sums: RunningSums) -> bool:
+    """``_add_usage_job_by_job`` from the sums kept between sessions; False, with nothing added,
+    when a job is in a queue that is not a leaf (the caller then goes job by job)."""
+    paths = {uid: sums.interned((uid, *attr.ancestors)) for uid, attr in attrs.items()}
+    members: list[JobInfo] = []
+    missing: list[JobInfo] = []
+    for job in jobs:
+        attr = attrs.get(job.queue)
+        if attr is None:
+            missing.append(job)
+            continue
+        if attr.children:
+            return False
+        members.append(job)
+    for job in missing:
+        _warn_missing_queue(job)
+    totals = sums.collect(
+        [job.uid for job in members],
+        [job_usage(job) for job in members],
+        [paths[job.queue] for job in members],
+        usage_fields,
+    )
+    inexact: set[str] = set()
+    for queue_uid in totals.groups:
+        assert isinstance(queue_uid, str)
+        found = totals.resources(queue_uid)
+        if found is None:
+            inexact.add(queue_uid)
+            continue
+        attr = attrs[queue_uid]
+        attr.allocated, attr.request, attr.inqueue, attr.elastic = found
+    if inexact:
+        for job in jobs:
+            path = paths.get(job.queue)
+            if path is None or inexact.isdisjoint(path):
+                continue
+            usage = job_usage(job)
+            for queue_uid in path:
+                if queue_uid in inexact:
+                    attrs[queue_uid].add_usage(usage)
+    return True
 
 
 def check_hierarchical_queue(attr: QueueAttr) -> None:

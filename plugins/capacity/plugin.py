@@ -71,6 +71,7 @@ from fumarole.plugins.util import (
     format_resource_names,
     record_unschedulable,
     refusals,
+    usage_sums,
 )
 from loguru import logger
 
@@ -100,6 +101,10 @@ if TYPE_CHECKING:
 
 STATE_KEY = "capacity"
 """Key of the plugin's queue-attribute copy in a task's cycle state."""
+FLAT_SUMS = "capacity.usage_sums.flat"
+HIERARCHY_SUMS = "capacity.usage_sums.hierarchy"
+"""Keys of the per-queue sums of the jobs' usage the scheduler keeps between sessions
+(``ssn.persistent``; ``usage_sums``), one per mode (a hierarchy adds a job to its ancestors too)."""
 
 
 class CapacityState:
@@ -165,10 +170,12 @@ class CapacityPlugin:
         self.hierarchy_enabled = ssn.hierarchy_enabled(self.name)
         if self.hierarchy_enabled:
             self.queue_opts, self.ready_to_schedule = build_hierarchical_queue_attrs(
-                ssn.queues, ssn.jobs.values(), self.total_resource
+                ssn.queues, ssn.jobs.values(), self.total_resource, ssn.persistent(HIERARCHY_SUMS, usage_sums)
             )
         else:
-            self.queue_opts = build_flat_queue_attrs(ssn.queues, ssn.jobs.values(), self.total_resource)
+            self.queue_opts = build_flat_queue_attrs(
+                ssn.queues, ssn.jobs.values(), self.total_resource, ssn.persistent(FLAT_SUMS, usage_sums)
+            )
             self.ready_to_schedule = True
         for attr in self.queue_opts.values():
             logger.debug(

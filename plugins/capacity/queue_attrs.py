@@ -10,7 +10,9 @@ every queue still under its deserved).
 
 Flat mode (``build_flat_queue_attrs``, upstream ``buildQueueAttrs``) only builds attributes for
 queues that hold at least one job. Hierarchical mode lives in ``hierarchy.py``. What one job
-contributes (``job_usage``) is shared with proportion (``fumarole.plugins.util``).
+contributes (``job_usage``) is shared with proportion (``fumarole.plugins.util``). In both modes the
+per-queue sums of the jobs' usage are kept between sessions (``running_sums``: updated from the
+jobs that changed, equal to the bit to adding job by job); the rest is built afresh every session.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from fumarole.framework.api.queue_info import QueueInfo
 from fumarole.framework.api.resource import INFINITY, Resource, exceeded_part, share
-from fumarole.plugins.util import JobUsage, job_usage, resource_max
+from fumarole.plugins.util import JobUsage, RunningSums, collect_usage, job_usage, resource_max
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -114,44 +116,71 @@ def guarantee_of(queue: QueueInfo) -> Resource:
 
 
 def build_flat_queue_attrs(
-    queues: dict[str, QueueInfo], jobs: Iterable[JobInfo], total_resource: Resource
+    queues: dict[str, QueueInfo],
+    jobs: Iterable[JobInfo],
+    total_resource: Resource,
+    sums: RunningSums | None = None,
 ) -> dict[str, QueueAttr]:
     """``buildQueueAttrs``: attributes for every queue holding a job.
 
     ``real_capability = ExceededPart(total, Σ guarantees of all queues) + own guarantee``, capped
     by ``capability`` when one is set (its missing cpu / memory count as unlimited);
     ``deserved = max(min(deserved, real_capability), guarantee)``.
+
+    With ``sums`` (kept between sessions by the plugin, ``usage_sums``) the queues' usage is
+    brought up to date from the jobs whose usage changed (equal to the bit to adding every job's
+    usage in job order; an inexact queue is summed that way); the rest is built afresh.
     """
     total_guarantee = Resource()
     for queue in queues.values():
         if queue.queue.spec.guarantee.resource:
             total_guarantee.add(queue.guarantee())
     attrs: dict[str, QueueAttr] = {}
-    for job in jobs:
-        attr = attrs.get(job.queue)
-        if attr is None:
-            queue = queues[job.queue]
-            guarantee = guarantee_of(queue)
-            real_capability = exceeded_part(total_resource, total_guarantee).add(guarantee)
-            capability = Resource()
-            if queue.queue.spec.capability:
-                capability = queue.capability()
-                if capability.milli_cpu <= 0:
-                    capability.milli_cpu = math.inf
-                if capability.memory <= 0:
-                    capability.memory = math.inf
-                real_capability.min_dimension_resource(capability, INFINITY)
-            attr = attrs[job.queue] = QueueAttr(
-                queue_id=queue.uid,
-                name=queue.name,
-                deserved=queue.deserved(),
-                capability=capability,
-                real_capability=real_capability,
-                guarantee=guarantee,
-            )
-        attr.add_usage(job_usage(job))
+    if sums is None:
+        for job in jobs:
+            attr = attrs.get(job.queue)
+            if attr is None:
+                attr = attrs[job.queue] = _flat_attr(queues[job.queue], total_resource, total_guarantee)
+            attr.add_usage(job_usage(job))
+    else:
+        listed = list(jobs)
+        totals = collect_usage(sums, listed)
+        inexact: set[str] = set()
+        for queue_uid in totals.groups:
+            assert isinstance(queue_uid, str)
+            attr = attrs[queue_uid] = _flat_attr(queues[queue_uid], total_resource, total_guarantee)
+            found = totals.resources(queue_uid)
+            if found is None:
+                inexact.add(queue_uid)
+            else:
+                attr.allocated, attr.request, attr.inqueue, attr.elastic = found
+        if inexact:
+            for job in listed:
+                if job.queue in inexact:
+                    attrs[job.queue].add_usage(job_usage(job))
     for attr in attrs.values():
         attr.deserved.min_dimension_resource(attr.real_capability, INFINITY)
         attr.deserved = resource_max(attr.deserved, attr.guarantee)
         update_share(attr)
     return attrs
+
+
+def _flat_attr(queue: QueueInfo, total_resource: Resource, total_guarantee: Resource) -> QueueAttr:
+    guarantee = guarantee_of(queue)
+    real_capability = exceeded_part(total_resource, total_guarantee).add(guarantee)
+    capability = Resource()
+    if queue.queue.spec.capability:
+        capability = queue.capability()
+        if capability.milli_cpu <= 0:
+            capability.milli_cpu = math.inf
+        if capability.memory <= 0:
+            capability.memory = math.inf
+        real_capability.min_dimension_resource(capability, INFINITY)
+    return QueueAttr(
+        queue_id=queue.uid,
+        name=queue.name,
+        deserved=queue.deserved(),
+        capability=capability,
+        real_capability=real_capability,
+        guarantee=guarantee,
+    )

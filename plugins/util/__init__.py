@@ -5,6 +5,9 @@
   requests of scheduling-gated tasks taken off it (``DeductSchGatedResources``), a job's
   allocated / request / inqueue / elastic contribution to its queue, and ``helpers.Max``; used by
   overcommit, proportion and capacity;
+* ``running_sums``: per-queue (or cluster) sums of resources kept between sessions, updated by the
+  members that changed and equal to the bit to a from-scratch sum; used by proportion, capacity
+  and overcommit;
 * ``enqueue_events``: the ``Unschedulable`` PodGroup event a plugin records when it refuses to
   enqueue a job, and its ``FormatResourceNames`` message; used by overcommit, proportion, capacity;
 * ``arguments``: argument models with a family of dynamic keys (``binpack.resources.<name>``);
@@ -20,17 +23,23 @@ from .enqueue_events import (
 )
 from .queue_resources import (
     JobUsage,
+    collect_usage,
     deduct_sch_gated_resources,
     inqueue_resource,
     job_usage,
     resource_max,
     sch_gated_resources,
+    usage_fields,
+    usage_sums,
 )
+from .running_sums import RunningSums
 
 __all__ = [
     "EVENT_TYPE_NORMAL",
     "POD_GROUP_UNSCHEDULABLE",
     "JobUsage",
+    "RunningSums",
+    "collect_usage",
     "deduct_sch_gated_resources",
     "format_resource_names",
     "inqueue_resource",
@@ -38,4 +47,6 @@ __all__ = [
     "record_unschedulable",
     "resource_max",
     "sch_gated_resources",
+    "usage_fields",
+    "usage_sums",
 ]

@@ -9,7 +9,9 @@ capacity) count it.
 * ``deduct_sch_gated_resources`` is ``JobInfo.DeductSchGatedResources`` (``pkg/scheduler/api/
   job_info.go``): the requests of scheduling-gated tasks taken off, floored at zero, except tasks
   held only by Volcano's queue-allocation gate (``HasOnlyVolcanoSchedulingGate``, ``api/helpers.go``).
-* ``job_usage`` is the per-job part of proportion's and capacity's ``buildQueueAttrs``.
+* ``job_usage`` is the per-job part of proportion's and capacity's ``buildQueueAttrs``; their
+  per-queue sums are kept between sessions in a ``usage_sums()`` (``running_sums``), whose
+  members' keys are the remembered ``JobUsage`` objects themselves.
 * ``resource_max`` is ``helpers.Max`` (``pkg/scheduler/api/helpers/helpers.go``).
 """
 
@@ -23,6 +25,8 @@ from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING
 from fumarole.framework.api.resource import CPU, MEMORY, PODS, Resource, is_scalar_resource_name
 from fumarole.framework.api.task_info import has_only_queue_allocation_gate
 from fumarole.framework.api.task_status import TaskStatus
+
+from .running_sums import RunningSums, Totals
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -133,6 +137,31 @@ def _job_usage(job: JobInfo) -> JobUsage:
         if job.phase == POD_GROUP_RUNNING and job.allocated_task_num() >= job.pod_group.spec.min_member:
             inqueue.add(deduct_sch_gated_resources(job, inqueue_resource(job, job.allocated)))
     return JobUsage(allocated, request, inqueue, job.elastic_resources())
+
+
+def usage_sums() -> RunningSums:
+    """Per-queue sums of ``JobUsage``s kept between sessions: the fields of ``usage_fields``."""
+    return RunningSums(4)
+
+
+def usage_fields(usage: object) -> tuple[Resource, Resource, Resource, Resource]:
+    """A ``JobUsage``'s resources as ``usage_sums`` keeps them: allocated, request, inqueue,
+    elastic."""
+    assert isinstance(usage, JobUsage)
+    return usage.allocated, usage.request, usage.inqueue, usage.elastic
+
+
+def collect_usage(sums: RunningSums, jobs: list[JobInfo]) -> Totals:
+    """``sums`` brought up to date with the jobs' usage (``job_usage``, the key of each job's
+    term), each job in its queue."""
+    queues = [job.queue for job in jobs]
+    paths = {queue: sums.interned((queue,)) for queue in set(queues)}
+    return sums.collect(
+        [job.uid for job in jobs],
+        [job_usage(job) for job in jobs],
+        [paths[queue] for queue in queues],
+        usage_fields,
+    )
 
 
 def resource_max(left: Resource, right: Resource) -> Resource:
