@@ -404,6 +404,18 @@ class ClusterCache:
         self._refresh_base()
         return self._base_jobs.get(uid)
 
+    def fresh_copy(self) -> ClusterCache:
+        """A cache holding the same objects in the same order (and the same hypernode allocations and
+        nominations) that has never built a snapshot: what a scheduler started now would see. Tests
+        compare state kept between sessions with the state a fresh scheduler builds on it."""
+        twin = ClusterCache(self.settings)
+        for kind, store in self._stores().items():
+            twin._stores()[kind].update(store)
+        twin._topology = self._topology
+        twin.allocated_hyper_nodes = dict(self.allocated_hyper_nodes)
+        twin.nominated_hyper_nodes = dict(self.nominated_hyper_nodes)
+        return twin
+
     def snapshot(self) -> ClusterSnapshot:
         self._refresh_base()
         jobs = {uid: self._base_jobs[uid] for uid in self._job_order}

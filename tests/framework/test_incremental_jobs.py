@@ -96,14 +96,7 @@ def cluster() -> ClusterCache:
 
 
 def fresh_copy(cache: ClusterCache) -> ClusterCache:
-    """A cache holding the same objects in the same order, that has never built a snapshot."""
-    twin = ClusterCache(cache.settings)
-    for kind, store in cache._stores().items():
-        twin._stores()[kind].update(store)
-    twin._topology = cache._topology
-    twin.allocated_hyper_nodes = dict(cache.allocated_hyper_nodes)
-    twin.nominated_hyper_nodes = dict(cache.nominated_hyper_nodes)
-    return twin
+    return cache.fresh_copy()
 
 
 def with_update(pod: Pod, **spec: Any) -> Pod:

@@ -167,12 +167,7 @@ def cluster() -> ClusterCache:
 
 
 def fresh_copy(cache: ClusterCache) -> ClusterCache:
-    """A cache holding the same objects in the same order, that has never built a snapshot."""
-    twin = ClusterCache(cache.settings)
-    for kind, store in cache._stores().items():
-        twin._stores()[kind].update(store)
-    twin._topology = cache._topology
-    return twin
+    return cache.fresh_copy()
 
 
 def answers(ssn: Session) -> dict[str, Any]:
