@@ -345,11 +345,7 @@ class ViewSeed:
             same_objects = False
         else:
             origins = self.origins
-            changed = [
-                row
-                for row, node in enumerate(nodes)
-                if node.origin is None or node.origin is not origins[row] or not node.shares_origin
-            ]
+            changed = [row for row, node in enumerate(nodes) if not node.unchanged_copy_of(origins[row])]
             objects = self.objects
             same_objects = all(nodes[row].node is objects[row] for row in changed)
         if not same_objects:
@@ -365,7 +361,7 @@ class ViewSeed:
                 int(allocatable.memory),
                 whole_units(allocatable.get(GPU_RESOURCE_NAME)),
             )
-            self.origins[row] = node.origin if node.shares_origin else None
+            self.origins[row] = node.kept_origin()
             self.objects[row] = node.node
             if not with_pods:
                 continue
@@ -434,25 +430,23 @@ class K8sNodeView:
         self.non_zero[:] = 0
         for row, node in enumerate(self.table.nodes):
             for task in node.tasks.values():
-                if task.key in self.pods:
-                    continue
-                entry = pod_entry(task, row)
-                self.pods[entry.key] = entry
-                if entry.has_preferred_terms:
-                    self.with_terms[entry.key] = entry
-                self.requested[row] += entry.requested
-                self.non_zero[row] += entry.non_zero
+                if task.key not in self.pods:
+                    self._record(pod_entry(task, row), row)
 
     # ------------------------------------------------------------------ pods
-    def add(self, task: TaskInfo, row: int) -> None:
-        if task.key in self.pods:
-            return
-        entry = pod_entry(task, row)
+    def _record(self, entry: PodEntry, row: int) -> None:
+        """Count a pod on its row (the view's pods, the ones with preferred terms, the row's sums)."""
         self.pods[entry.key] = entry
         if entry.has_preferred_terms:
             self.with_terms[entry.key] = entry
         self.requested[row] += entry.requested
         self.non_zero[row] += entry.non_zero
+
+    def add(self, task: TaskInfo, row: int) -> None:
+        if task.key in self.pods:
+            return
+        entry = pod_entry(task, row)
+        self._record(entry, row)
         for listener in self.listeners:
             listener(entry, 1)
 
