@@ -114,11 +114,7 @@ class NodeTable:
         if seed is None or seed.names != self.names:
             return []
         origins = seed.origins
-        return [
-            row
-            for row, node in enumerate(self.nodes)
-            if node.origin is not None and node.origin is origins[row] and node.shares_origin
-        ]
+        return [row for row, node in enumerate(self.nodes) if node.unchanged_copy_of(origins[row])]
 
     def _copy_rows(self, seed: TableSeed | None, rows: list[int]) -> set[int]:
         """Copy the kept rows from the seed's arrays instead of writing them one by one."""

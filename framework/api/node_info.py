@@ -100,6 +100,15 @@ class NodeInfo:
         ``others`` are still its ``origin``'s very objects (so its content is the origin's)."""
         return self._shared
 
+    def unchanged_copy_of(self, origin: NodeInfo | None) -> bool:
+        """Whether this is a copy of ``origin`` (a cache node) that nothing changed yet: then what a
+        reader derived from ``origin`` holds for this copy too."""
+        return origin is not None and self.origin is origin and self._shared
+
+    def kept_origin(self) -> NodeInfo | None:
+        """The origin to remember for this copy's row: its origin while it shares it, else None."""
+        return self.origin if self._shared else None
+
     def _own(self) -> None:
         """Before the first change of a copy that shares its origin's state: take copies of it."""
         self.idle = self.idle.clone()

@@ -101,17 +101,13 @@ class PodRowsSeed:
             changed: Iterable[int] = range(size)
         else:
             origins = self.origins
-            changed = [
-                row
-                for row, node in enumerate(nodes)
-                if node.origin is None or node.origin is not origins[row] or not node.shares_origin
-            ]
+            changed = [row for row, node in enumerate(nodes) if not node.unchanged_copy_of(origins[row])]
         for row in changed:
             node = nodes[row]
             pods = {task.uid: task for task in node.tasks.values()}
             self.rows[row] = pods
             self.count[row] = len(pods)
-            self.origins[row] = node.origin if node.shares_origin else None
+            self.origins[row] = node.kept_origin()
             self.anti[row] = None
 
 
