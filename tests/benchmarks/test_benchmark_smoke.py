@@ -96,7 +96,7 @@ def test_a_benchmark_that_measures_nothing_fails(results: dict[str, tuple[int, s
     assert json.loads(stdout.strip().splitlines()[-1])["evictions"] == 0
 
 
-@pytest.mark.skipif(not HAS_PYINSTRUMENT, reason="pyinstrument (the dev extra) is not installed")
+@pytest.mark.skipif(not HAS_PYINSTRUMENT, reason="pyinstrument is not installed (the test extra has it)")
 def test_profile_writes_html_or_text_by_extension(
     results: dict[str, tuple[int, str, str]], profile_paths: dict[str, Path]
 ) -> None:
