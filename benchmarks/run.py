@@ -310,6 +310,7 @@ def run_simulation(name: str, args: argparse.Namespace) -> dict[str, Any]:
     from fumarole.framework.conf import load_conf
     from fumarole.framework.registry import Registry
     from fumarole.framework.settings import Settings
+    from fumarole.framework.util.collector import collector_paused, freeze, tune_for_cycles
     from fumarole.simulator.engine import Simulation, load_scheduler_conf
     from fumarole.simulator.trace import load_openb
     from fumarole.simulator.workload import load_workload
@@ -336,7 +337,12 @@ def run_simulation(name: str, args: argparse.Namespace) -> dict[str, Any]:
             workload = load_workload(ROOT / "examples" / "npu-day.yaml")
             conf_name = args.conf or str(CONF / "npu-inference-training.yaml")
             conf = load_conf(conf_name, registry)
-        simulation = Simulation(workload, conf, registry=registry)
+        # the collector as `fumarole simulate` sets it: the cluster built with it paused, then
+        # frozen, and the cycles run with the tuned thresholds
+        with collector_paused():
+            simulation = Simulation(workload, conf, registry=registry)
+            freeze()
+        tune_for_cycles()
         load_seconds = time.perf_counter() - started
         summary = simulation.run()
         seconds = time.perf_counter() - started
