@@ -133,6 +133,13 @@ class NodeTable:
     def __len__(self) -> int:
         return len(self.nodes)
 
+    def release(self) -> None:
+        """The session is over: its nodes forget this table. A node copy the cluster cache lends to the
+        next session (``cache.lending``) must not keep a closed session's table, and through it the
+        other copies of that session, alive."""
+        for node in self.nodes:
+            node.detach_from(self)
+
     # ------------------------------------------------------------------ staleness
     def mark_stale(self, row: int) -> None:
         self._stale.add(row)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .api.job_info import touched_jobs
 from .api.task_status import TaskStatus
 
 if TYPE_CHECKING:
@@ -42,9 +43,12 @@ def set_nominated_node_name(ssn: Session, task: TaskInfo, node_name: str) -> Non
 
 
 def sub_job_nominations(ssn: Session) -> dict[str, dict[str, str]]:
-    """Job UID -> {sub-job UID: nominated hypernode}, for jobs with any."""
+    """Job UID -> {sub-job UID: nominated hypernode}, for jobs with any, in job order. A session's copy
+    that still borrows the cluster cache's containers has none (``touched_jobs``: its sub-jobs are
+    the cache's, which never get a nomination), so only the others are read."""
     found: dict[str, dict[str, str]] = {}
-    for uid, job in ssn.jobs.items():
+    for job in touched_jobs(ssn.jobs.values()):
+        uid = job.uid
         subs = {
             sub.uid: sub.nominated_hyper_node
             for sub in job.peek_sub_jobs().values()

@@ -182,6 +182,8 @@ class Session(ExtensionPointSpecs):
         """Task UID -> job UID of the tasks whose nominated node the session wrote
         (``nominations.set_nominated_node_name``): where ``record_nominations`` looks for dropped ones."""
         self.node_table = NodeTable([])
+        self._give_back: Callable[[], None] | None = None
+        """The snapshot's ``give_back``, called once at close (``cache.lending``)."""
 
     # ------------------------------------------------------------------ open / close
     @classmethod
@@ -250,10 +252,15 @@ class Session(ExtensionPointSpecs):
         close_log(self)
         if self.hooks is not None:
             self.hooks.fumarole_session_closed(session=self)
+        if self._give_back is not None:
+            self.node_table.release()
+            self._give_back()
+            self._give_back = None
         logger.debug("closed {}", self.uid)
         return self.decisions
 
     def _load_snapshot(self, snapshot: ClusterSnapshot) -> None:
+        self._give_back = snapshot.give_back
         self.jobs = snapshot.jobs
         for job in self.jobs.values():
             self.pod_group_old_phase[job.uid] = job.phase

@@ -11,12 +11,13 @@ sub-jobs'). At close, the allocated hypernodes of dirty jobs go into the decisio
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from loguru import logger
 
 from .api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo
-from .api.job_info import JobInfo
+from .api.job_info import JobInfo, hyper_node_jobs
 from .api.network_topology import HARD, SOFT, NetworkTopologySpec
 from .api.task_status import allocated_status
 
@@ -41,9 +42,10 @@ def open_hyper_nodes(ssn: Session, snapshot: ClusterSnapshot) -> None:
     ssn.hyper_nodes_ready_to_schedule = snapshot.hyper_nodes_ready
     add_cluster_top_hyper_node(ssn)
     ssn.hyper_nodes_tiers = sorted(ssn.hyper_nodes_set_by_tier)
-    adjust_network_topology_specs(ssn)
+    candidates = hyper_node_jobs(ssn.jobs.values())
+    adjust_network_topology_specs(ssn, candidates)
     if ssn.hyper_nodes_ready_to_schedule:
-        for job in ssn.jobs.values():
+        for job in candidates:
             remove_invalid_allocated_hyper_node(ssn, job)
             recover_allocated_hyper_node(ssn, job)
 
@@ -72,16 +74,17 @@ def translate_tier_name(ssn: Session, spec: NetworkTopologySpec | None, owner: s
     spec.highest_tier_name = ""
 
 
-def adjust_network_topology_specs(ssn: Session) -> None:
-    """``adjustNetworkTopologySpec``: tier names to numbers; soft becomes hard at the top tier."""
+def adjust_network_topology_specs(ssn: Session, jobs: Sequence[JobInfo]) -> None:
+    """``adjustNetworkTopologySpec``: tier names to numbers; soft becomes hard at the top tier. Over
+    ``jobs``, in order: every session job with a network topology must be among them."""
     max_tier = ssn.hyper_nodes[CLUSTER_TOP_HYPERNODE].tier
-    for job in ssn.jobs.values():
+    for job in jobs:
         if not job.contains_network_topology():
             continue
         translate_tier_name(ssn, job.network_topology, job.uid)
         for sub in job.sub_jobs.values():
             translate_tier_name(ssn, sub.network_topology, sub.uid)
-    for job in ssn.jobs.values():
+    for job in jobs:
         if not job.contains_network_topology() or job.pod_group is None:
             continue
         spec = job.network_topology

@@ -661,50 +661,39 @@ class JobInfo:
                 twin._sub_jobs[uid].clone_status_from(sub)
         return twin
 
-    def session_copy(self) -> JobInfo:
+    def borrows(self, base: JobInfo) -> bool:
+        """Whether this is a ``session_copy`` of ``base`` that still borrows its containers (nothing
+        changed its tasks, counters or sub-jobs)."""
+        return self._borrowed and self._tasks is base._tasks
+
+    def session_copy(self, into: JobInfo | None = None) -> JobInfo:
         """The copy a session gets of a job the cluster cache keeps, copy-on-write: it has its own
         PodGroup state and fit errors, and borrows the cache's containers, counters and sub-jobs until
         it changes them (its methods) or hands out a sub-job (``sub_jobs``); its tasks are the
         cache's frozen ones until code outside the class reaches them (``tasks``,
         ``task_status_index``, ``tasks_with`` of a status a cached task may have), which gives the
         copy its own copies of them all. Pending tasks are its own from the start. Costs a few
-        attribute copies for a job the session does not change."""
-        twin = JobInfo.__new__(JobInfo)
-        twin._shared = True
-        twin._borrowed = True
-        twin._has_topology = self._has_topology
-        twin._derived = self._derived
-        twin._ready_memo = (-1, 0, False)
-        twin._best_effort_memo = (-1, 0)
-        twin.uid = self.uid
-        twin.pg_uid = self.pg_uid
-        twin.name = self.name
-        twin.namespace = self.namespace
-        twin.queue = self.queue
-        twin.priority = self.priority
-        twin.min_available = self.min_available
-        twin.task_min_available = self.task_min_available
-        twin.task_min_available_total = self.task_min_available_total
-        twin.job_fit_errors = self.job_fit_errors
-        twin.nodes_fit_errors = {}
-        twin.allocated_hyper_node = self.allocated_hyper_node
-        twin.topology_explanation = None
-        twin.network_topology = self.network_topology.copy() if self.network_topology is not None else None
-        twin.sub_group_policies = self.sub_group_policies
-        twin._sub_jobs = self._sub_jobs
-        twin.task_to_sub_job = self.task_to_sub_job
-        twin.min_sub_jobs = self.min_sub_jobs
-        twin._task_status_index = self._task_status_index
-        twin._tasks = self._tasks
-        twin.allocated = self.allocated
-        twin.total_request = self.total_request
-        twin.creation = self.creation
-        twin.pod_group = self.pod_group
-        twin.pod_group_state = self.pod_group_state.copy()
-        twin.preemptable = self.preemptable
-        twin.owner_uid = self.owner_uid
-        twin.schedule_start = self.schedule_start
-        twin.version = 0
+        attribute copies for a job the session does not change.
+
+        ``into``: an earlier copy to fill instead of a new object (the cluster cache lends its unchanged
+        copies again: ``cache.lending``); everything it held is replaced or dropped."""
+        twin = JobInfo.__new__(JobInfo) if into is None else into
+        fields = twin.__dict__
+        if into is not None:
+            fields.clear()
+        # every attribute is the cache job's (its containers, counters, sub-jobs, PodGroup, memos:
+        # shared until the copy changes them) except the session's own ones below
+        fields.update(self.__dict__)
+        fields["_shared"] = True
+        fields["_borrowed"] = True
+        fields["_ready_memo"] = (-1, 0, False)
+        fields["_best_effort_memo"] = (-1, 0)
+        fields["nodes_fit_errors"] = {}
+        fields["topology_explanation"] = None
+        if self.network_topology is not None:
+            fields["network_topology"] = self.network_topology.copy()
+        fields["pod_group_state"] = self.pod_group_state.copy()
+        fields["version"] = 0
         pending = self._task_status_index.get(TaskStatus.PENDING)
         if pending or twin.network_topology is not None or twin.contains_network_topology():
             # pending tasks are the session's own from the start; a job with a network topology has
@@ -739,3 +728,12 @@ def touched_jobs(jobs: Iterable[JobInfo]) -> list[JobInfo]:
     has no pending and no pipelined task (the cache's tasks are never pipelined, allocated or
     binding). A pass that has nothing to do for a job without such tasks can walk these only."""
     return [job for job in jobs if not job._borrowed]
+
+
+def hyper_node_jobs(jobs: Iterable[JobInfo]) -> list[JobInfo]:
+    """The jobs, in order, that can hold hypernode state when a session opens: ``touched_jobs`` and the
+    borrowing copies with an allocated hypernode. A borrowing copy has no network topology (a job
+    with one gets its own containers from ``session_copy``), and its sub-jobs are the cluster
+    cache's, which never get an allocated or nominated hypernode (the snapshot writes those into a
+    copy's own sub-jobs), so only the job's own ``allocated_hyper_node`` can be set."""
+    return [job for job in jobs if not job._borrowed or job.allocated_hyper_node]

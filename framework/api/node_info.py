@@ -105,6 +105,13 @@ class NodeInfo:
         reader derived from ``origin`` holds for this copy too."""
         return origin is not None and self.origin is origin and self._shared
 
+    def detach_from(self, table: NodeTable) -> None:
+        """Forget ``table`` if this node is attached to it (its session closed; a copy lent to the
+        next session is attached to that session's table, as a fresh copy is)."""
+        if self._table is table:
+            self._table = None
+            self._row = -1
+
     def kept_origin(self) -> NodeInfo | None:
         """The origin to remember for this copy's row: its origin while it shares it, else None."""
         return self.origin if self._shared else None

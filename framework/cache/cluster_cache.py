@@ -61,6 +61,7 @@ from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicate
 from .controllers import ControllerContext, collect, run_controllers
 from .default_queues import IMPLICIT_QUEUES, describe, with_implicit_queues
 from .journal import Journal
+from .lending import NOTHING_LENT, Lending
 from .objects import (
     API_GROUPS,
     KINDS,
@@ -125,6 +126,8 @@ class ClusterCache:
         self._job_first: dict[str, str] = {}
         """Job UID -> the key of its first pod (in ``pods`` order)."""
         self._job_order: list[str] = []
+        self._lent = NOTHING_LENT
+        """The copies the last snapshot lent (``cache.lending``)."""
         self.last_refresh = (0, 0)
         """Nodes and jobs the last snapshot rebuilt (the rest were kept as they were)."""
         self._settled_pods: dict[str, Pod] = {}
@@ -419,7 +422,9 @@ class ClusterCache:
     def snapshot(self) -> ClusterSnapshot:
         self._refresh_base()
         jobs = {uid: self._base_jobs[uid] for uid in self._job_order}
-        node_infos = {name: self._base_nodes[name].session_copy() for name in self.nodes}
+        lent = self._lent
+        base_nodes = self._base_nodes
+        node_infos = {name: lent.node_copy(base_nodes[name]) for name in self.nodes}
         queues = {name: QueueInfo(queue) for name, queue in with_implicit_queues(self.queues).items()}
         classes = PriorityClasses(self.priority_classes).classes
         default_priority = self.default_priority()
@@ -447,7 +452,7 @@ class ClusterCache:
                 continue
             if base.queue in IMPLICIT_QUEUES and base.queue not in self.queues:
                 self.diagnostics.add(Code.DEFAULTED, f"Queue {base.queue}", describe(base.queue))
-            job = base.session_copy()
+            job = lent.job_copy(uid, base)
             job.priority = priorities.get(base.pod_group.spec.priority_class_name, default_priority)
             allocated = allocated_hyper_nodes.get(uid)
             if allocated is not None:
@@ -464,6 +469,7 @@ class ClusterCache:
                         job.sub_jobs[sub_uid].nominated_hyper_node = hyper_node
             kept[uid] = job
         topology = self._topology if self._topology is not None else build_topology((), [])
+        self._lent = lending = Lending(kept, node_infos)
         return ClusterSnapshot(
             jobs=kept,
             nodes=list(node_infos.values()),
@@ -473,6 +479,7 @@ class ClusterCache:
             priority_classes={name: pc.value for name, pc in classes.items()},
             config_maps=dict(self.config_maps),
             replica_sets=dict(self.replica_sets),
+            give_back=lending.give_back,
         )
 
     # ------------------------------------------------------------------ decisions

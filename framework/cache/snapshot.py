@@ -10,6 +10,7 @@ attribute copies per job and node, plus the rebuild of what changed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -32,6 +33,9 @@ class ClusterSnapshot:
     config_maps: dict[str, ConfigMap] = field(default_factory=dict)
     replica_sets: dict[str, ReplicaSet] = field(default_factory=dict)
     """ReplicaSets by ``namespace/name``: the Ascend plugin reads a ReplicaSet owner's ``replicas``."""
+    give_back: Callable[[], None] | None = None
+    """Called by the session once it has closed: the cache may lend its unchanged job and node
+    copies to the next snapshot (``cache.lending``). None: the source does not lend copies again."""
 
 
 class SnapshotSource(Protocol):

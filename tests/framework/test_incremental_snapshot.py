@@ -295,3 +295,120 @@ def test_what_sessions_derive_from_kept_jobs_equals_a_fresh_build(seed: int) -> 
             job.phase = "Unknown"
             assert derived_view({job.uid: job}) == derived_view({job.uid: job.clone()})
             assert derived_view(cache.snapshot().jobs) == derived_view(fresh_copy(cache).snapshot().jobs)
+
+
+# ---------------------------------------------------------------------- copies lent again (cache.lending)
+
+
+def lent_view(snapshot: ClusterSnapshot) -> tuple[Any, ...]:
+    """``view`` and what a session may change on a copy without changing its containers."""
+    return (
+        view(snapshot),
+        [
+            (
+                job.priority,
+                job.pod_group_state.phase,
+                [c.type for c in job.pod_group_state.conditions],
+                job.job_fit_errors,
+                dict(job.nodes_fit_errors),
+                job.topology_explanation,
+                job.allocated_hyper_node,
+                job.version,
+                sorted(vars(job)),
+            )
+            for job in snapshot.jobs.values()
+        ],
+        [(node._table, node.version, node.shares_origin) for node in snapshot.nodes],
+    )
+
+
+def scribble(snapshot: ClusterSnapshot, rng: random.Random) -> None:
+    """What a session does to its copies without changing their tasks: PodGroup state, fit errors,
+    priorities, attributes of its own; and, for one job and one node, a change of their tasks."""
+    for job in snapshot.jobs.values():
+        job.pod_group_state.phase = "Unknown"
+        job.job_fit_errors = "does not fit"
+        job.priority = 99
+        job.version += 3
+        job.plugin_note = "left by a plugin"  # type: ignore[attr-defined]
+    running = [job for job in snapshot.jobs.values() if job.count_with(TaskStatus.RUNNING)]
+    if running:
+        job = rng.choice(running)
+        victim = next(iter(job.tasks_with(TaskStatus.RUNNING).values()))
+        job.update_task_status(victim, TaskStatus.RELEASING)
+        node = next(node for node in snapshot.nodes if node.name == victim.node_name)
+        node.update_task(victim)
+
+
+def test_a_closed_session_s_unchanged_copies_are_lent_again_and_changed_ones_are_not() -> None:
+    cache = cluster()
+    first = cache.snapshot()
+    again = cache.snapshot()  # the first was not given back: nothing is shared
+    assert not {id(n) for n in first.nodes} & {id(n) for n in again.nodes}
+    assert not {id(j) for j in first.jobs.values()} & {id(j) for j in again.jobs.values()}
+    assert again.give_back is not None
+    again.give_back()
+    job = again.jobs[f"{NAMESPACE}/job1"]
+    victim = next(iter(job.tasks.values()))
+    job.update_task_status(victim, TaskStatus.RELEASING)
+    changed_node = next(node for node in again.nodes if node.name == victim.node_name)
+    changed_node.update_task(victim)
+    cache.put(with_update(cache.pods[f"{NAMESPACE}/job2-0"], phase="Succeeded"))  # job2 and its node rebuilt
+    rebuilt_node = cache.pods[f"{NAMESPACE}/job2-0"].spec.node_name
+    third = cache.snapshot()
+    lent_nodes = {node.name for node in third.nodes if any(node is n for n in again.nodes)}
+    lent_jobs = {uid for uid, j in third.jobs.items() if j is again.jobs.get(uid)}
+    assert lent_nodes == {f"n{i}" for i in range(6)} - {changed_node.name, rebuilt_node}
+    assert lent_jobs == set(again.jobs) - {f"{NAMESPACE}/job1", f"{NAMESPACE}/job2"}
+    assert lent_view(third) == lent_view(fresh_copy(cache).snapshot())
+
+
+@pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(10)])
+def test_a_snapshot_of_lent_copies_equals_a_fresh_one_after_any_session_and_changes(seed: int) -> None:
+    rng = random.Random(seed)
+    cache = cluster()
+    snapshot = cache.snapshot()
+    done: list[str] = []
+    for step in range(25):
+        scribble(snapshot, rng)
+        assert snapshot.give_back is not None
+        snapshot.give_back()
+        done.append(mutate(cache, rng, step))
+        snapshot = cache.snapshot()
+        assert lent_view(snapshot) == lent_view(fresh_copy(cache).snapshot()), done
+
+
+class _Tables:
+    """An observer that remembers every closed session's node table weakly."""
+
+    def __init__(self) -> None:
+        self.refs: list[weakref.ReferenceType[Any]] = []
+
+    @hookimpl
+    def fumarole_session_closed(self, session: Any) -> None:
+        self.refs.append(weakref.ref(session.node_table))
+
+
+def test_lent_copies_keep_no_closed_session_s_node_table_alive() -> None:
+    """A copy lent from session to session and changed in a later one must not chain the closed
+    sessions' node tables (and their arrays) to the live ones."""
+    cache = cluster()
+    conf = SchedulerConf.model_validate(
+        {
+            "actions": "enqueue, allocate, backfill",
+            "tiers": [
+                {"plugins": [{"name": "gang"}]},
+                {"plugins": [{"name": "predicates"}, {"name": "nodeorder"}]},
+            ],
+        }
+    )
+    observer = _Tables()
+    scheduler = Scheduler(conf, cache, settings=Settings(observers=False), observers=(observer,))
+    for cycle in range(8):
+        cache.put(build_pod_group(NAMESPACE, f"late{cycle}", min_member=1, phase="Inqueue"))
+        cache.put(build_pod(NAMESPACE, f"late{cycle}-0", group=f"late{cycle}", requests={"cpu": "1"}))
+        decisions = scheduler.run_once(now=float(cycle))
+        assert len(decisions.binds) == 1
+        cache.apply(decisions)
+    gc.collect()
+    assert [ref() is None for ref in observer.refs] == [True] * 8
