@@ -16,6 +16,7 @@ the request names (absent columns count as 0), with the 0.1 tolerance.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -30,6 +31,11 @@ if TYPE_CHECKING:
 Which = Literal["idle", "future_idle", "allocatable", "used", "releasing", "pipelined"]
 
 
+def _same_objects(nodes: list[NodeInfo], old: list[NodeInfo]) -> bool:
+    """Whether ``nodes`` are ``old``'s very objects, row for row (compared in C)."""
+    return len(nodes) == len(old) and all(map(operator.is_, nodes, old))
+
+
 class TableSeed:
     """The rows of the last table as they were built, before its session changed them, and the
     cluster-cache nodes they were built from (``NodeInfo.origin``): the next session's table copies
@@ -39,8 +45,11 @@ class TableSeed:
 
     def __init__(self) -> None:
         self.names: list[str] = []
+        self.index: dict[str, int] = {}
         self.resources: list[str] = []
-        self.origins: list[NodeInfo | None] = []
+        self.nodes: list[NodeInfo] = []
+        """The last table's node copies (each copy's ``origin`` is the cache node its row was built
+        from; the cache lends an unchanged copy to the next session as the same object)."""
         self.allocatable = np.zeros((0, 0))
         self.idle = np.zeros((0, 0))
         self.used = np.zeros((0, 0))
@@ -52,9 +61,10 @@ class TableSeed:
 
     def keep(self, table: NodeTable, node_scalars: set[str]) -> None:
         self.node_scalars = node_scalars
-        self.names = list(table.names)
+        self.names = table.names
+        self.index = table.index
         self.resources = list(table.resources)
-        self.origins = [node.origin for node in table.nodes]
+        self.nodes = list(table.nodes)
         self.allocatable = table.allocatable.copy()
         self.idle = table.idle.copy()
         self.used = table.used.copy()
@@ -73,11 +83,17 @@ class NodeTable:
         seed: TableSeed | None = None,
     ) -> None:
         self.nodes = list(nodes)
-        self.names = [node.name for node in self.nodes]
-        self.index = {name: row for row, name in enumerate(self.names)}
-        kept = self._kept_rows(seed)
-        if seed is not None and len(kept) == len(self.nodes):
-            node_scalars = seed.node_scalars  # the same cache nodes: the same allocatable
+        same = seed is not None and _same_objects(self.nodes, seed.nodes)
+        if same:
+            assert seed is not None
+            self.names = seed.names  # the same copies: the same names (neither list is ever changed)
+            self.index = seed.index
+        else:
+            self.names = [node.name for node in self.nodes]
+            self.index = {name: row for row, name in enumerate(self.names)}
+        kept = list(range(len(self.nodes))) if same else self._kept_rows(seed)
+        if seed is not None and self._same_node_objects(seed, kept):
+            node_scalars = seed.node_scalars  # the same Node objects: the same allocatable
         else:
             node_scalars = set()
             for node in self.nodes:
@@ -103,18 +119,36 @@ class NodeTable:
         copied = self._copy_rows(seed, kept)
         for row, node in enumerate(self.nodes):
             node.attach(self, row)
-            if row not in copied:
-                self._write(row)
+        if len(copied) < len(self.nodes):
+            for row in range(len(self.nodes)):
+                if row not in copied:
+                    self._write(row)
         if seed is not None:
             seed.keep(self, node_scalars)
 
     def _kept_rows(self, seed: TableSeed | None) -> list[int]:
         """Rows whose node is an unchanged copy of the same cluster-cache node as the seed's row (so
-        has the same numbers)."""
+        has the same numbers): the seed's very copy lent again (``cache.lending``: only an unchanged
+        copy is), or a fresh copy of that copy's origin."""
         if seed is None or seed.names != self.names:
             return []
-        origins = seed.origins
-        return [row for row, node in enumerate(self.nodes) if node.unchanged_copy_of(origins[row])]
+        old = seed.nodes
+        return [
+            row
+            for row, node in enumerate(self.nodes)
+            if node is old[row] or node.unchanged_copy_of(old[row].origin)
+        ]
+
+    def _same_node_objects(self, seed: TableSeed, kept: list[int]) -> bool:
+        """Whether every row has the seed's row's Node object (a kept row has: it is a copy of the
+        same cache node)."""
+        if len(kept) == len(self.nodes):
+            return True
+        if seed.names != self.names:
+            return False
+        old = seed.nodes
+        keep = set(kept)
+        return all(self.nodes[row].node is old[row].node for row in range(len(self.nodes)) if row not in keep)
 
     def _copy_rows(self, seed: TableSeed | None, rows: list[int]) -> set[int]:
         """Copy the kept rows from the seed's arrays instead of writing them one by one."""
@@ -138,7 +172,8 @@ class NodeTable:
         next session (``cache.lending``) must not keep a closed session's table, and through it the
         other copies of that session, alive."""
         for node in self.nodes:
-            node.detach_from(self)
+            if node._table is self:
+                node.detach_from(self)
 
     # ------------------------------------------------------------------ staleness
     def mark_stale(self, row: int) -> None:

@@ -167,9 +167,7 @@ class OvercommitPlugin:
 
         self.total_resource = ssn.total_resource.clone()
         nodes = ssn.nodes
-        used = _sum(
-            ssn.persistent(USED_SUMS, _one_field), list(nodes), [_node_used(node) for node in nodes.values()]
-        )
+        used = _sum(ssn.persistent(USED_SUMS, _one_field), list(nodes), list(map(_node_used, nodes.values())))
         self.idle_resource = self.total_resource.clone().multi(factor).sub_without_assert(used)
         self.inqueue_resource = _sum(
             ssn.persistent(INQUEUE_SUMS, _one_field), *_inqueue_terms(ssn.jobs.values())

@@ -423,8 +423,7 @@ class ClusterCache:
         self._refresh_base()
         jobs = {uid: self._base_jobs[uid] for uid in self._job_order}
         lent = self._lent
-        base_nodes = self._base_nodes
-        node_infos = {name: lent.node_copy(base_nodes[name]) for name in self.nodes}
+        node_infos = lent.node_copies(self.nodes, self._base_nodes)
         queues = {name: QueueInfo(queue) for name, queue in with_implicit_queues(self.queues).items()}
         classes = PriorityClasses(self.priority_classes).classes
         default_priority = self.default_priority()

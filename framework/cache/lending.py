@@ -23,6 +23,7 @@ observers do (``fumarole_session_closed``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -44,13 +45,21 @@ class Lending:
         """The borrowing session has closed: its unchanged copies may be lent again."""
         self.returned = True
 
-    def node_copy(self, base: NodeInfo) -> NodeInfo:
-        """The copy of cache node ``base`` to lend: the one lent before if unchanged, else a new one."""
-        if self.returned:
-            lent = self.nodes.get(base.name)
-            if lent is not None and lent.unchanged_copy_of(base):
-                return lent
-        return base.session_copy()
+    def node_copies(self, names: Iterable[str], bases: dict[str, NodeInfo]) -> dict[str, NodeInfo]:
+        """The copies of the cache nodes ``names`` (of ``bases``) to lend, by name: for each, the one
+        lent before if unchanged, else a new one."""
+        if not self.returned:
+            return {name: bases[name].session_copy() for name in names}
+        lent = self.nodes
+        copies: dict[str, NodeInfo] = {}
+        for name in names:
+            base = bases[name]
+            copy = lent.get(name)
+            # ``copy.unchanged_copy_of(base)``, spelt out: this runs for every node of every session
+            if copy is None or copy.origin is not base or not copy.shares_origin:
+                copy = base.session_copy()
+            copies[name] = copy
+        return copies
 
     def job_copy(self, uid: str, base: JobInfo) -> JobInfo:
         """The copy of cache job ``base`` to lend: the one lent before refilled if it still borrows
