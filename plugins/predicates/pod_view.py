@@ -88,6 +88,8 @@ class PodRowsSeed:
         self.count = np.zeros(0, dtype=np.int64)
         self.anti: list[list[PodRecord] | None] = []
         """Per row, the records of its pods with required anti-affinity terms (None: not known)."""
+        self.anti_rows: set[int] = set()
+        """The rows whose ``anti`` is not known or not empty (the others have no such pod)."""
 
     def update(self, nodes: Sequence[NodeInfo]) -> None:
         names = [node.name for node in nodes]
@@ -98,6 +100,7 @@ class PodRowsSeed:
             self.rows = [{} for _ in range(size)]
             self.count = np.zeros(size, dtype=np.int64)
             self.anti = [None] * size
+            self.anti_rows = set(range(size))
             changed: Iterable[int] = range(size)
         else:
             origins = self.origins
@@ -109,6 +112,15 @@ class PodRowsSeed:
             self.count[row] = len(pods)
             self.origins[row] = node.kept_origin()
             self.anti[row] = None
+            self.anti_rows.add(row)
+
+    def know_anti(self, row: int, records: list[PodRecord]) -> None:
+        """Remember the row's anti-affinity records."""
+        self.anti[row] = records
+        if records:
+            self.anti_rows.add(row)
+        else:
+            self.anti_rows.discard(row)
 
 
 POD_ROWS_SEED = "predicates.pod_rows"
@@ -231,13 +243,18 @@ class PodView:
         if self._anti is None:
             self._anti = {}
             seed = self._seed
-            for row, pods in enumerate(self.pods):
+            rows: Iterable[int] = range(len(self.pods))
+            if seed is not None:
+                # a shared row whose records the seed knows to be none has nothing to add
+                rows = sorted((set(rows) - self._shared) | (seed.anti_rows & self._shared))
+            for row in rows:
+                pods = self.pods[row]
                 known = seed.anti[row] if seed is not None and row in self._shared else None
                 if known is None:
                     records = [self.record(task) for task in pods.values() if _has_anti_affinity(task)]
                     known = [record for record in records if record.anti_terms]
                     if seed is not None and row in self._shared:
-                        seed.anti[row] = known
+                        seed.know_anti(row, known)
                 for record in known:
                     self._anti[record.uid] = (row, record)
         return list(self._anti.values())
