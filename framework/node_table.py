@@ -17,6 +17,7 @@ the request names (absent columns count as 0), with the 0.1 tolerance.
 from __future__ import annotations
 
 import operator
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -117,8 +118,9 @@ class NodeTable:
         self._sums_stale: list[set[int]] = []
         self._row_caches: dict[str, dict[int, object]] = {}
         copied = self._copy_rows(seed, kept)
+        ref = weakref.ref(self)
         for row, node in enumerate(self.nodes):
-            node.attach(self, row)
+            node.attach(ref, row)
         if len(copied) < len(self.nodes):
             for row in range(len(self.nodes)):
                 if row not in copied:
@@ -166,14 +168,6 @@ class NodeTable:
 
     def __len__(self) -> int:
         return len(self.nodes)
-
-    def release(self) -> None:
-        """The session is over: its nodes forget this table. A node copy the cluster cache lends to the
-        next session (``cache.lending``) must not keep a closed session's table, and through it the
-        other copies of that session, alive."""
-        for node in self.nodes:
-            if node._table is self:
-                node.detach_from(self)
 
     # ------------------------------------------------------------------ staleness
     def mark_stale(self, row: int) -> None:

@@ -253,7 +253,6 @@ class Session(ExtensionPointSpecs):
         if self.hooks is not None:
             self.hooks.fumarole_session_closed(session=self)
         if self._give_back is not None:
-            self.node_table.release()
             self._give_back()
             self._give_back = None
         logger.debug("closed {}", self.uid)

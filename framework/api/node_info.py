@@ -27,6 +27,7 @@ for the copy too. Nothing else may write them (tests/framework/test_node_copy_on
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 from .resource import ZERO, Resource
@@ -83,7 +84,10 @@ class NodeInfo:
         self.others: dict[str, Any] = {}
         self.ready = node is not None and node.is_ready()
         self.not_ready_reason = "" if self.ready else ("UnInitialized" if node is None else "NotReady")
-        self._table: NodeTable | None = None
+        self._table: weakref.ReferenceType[NodeTable] | None = None
+        """The table of the session holding this node (weakly: a copy the cache lends from session to
+        session must not keep the closed sessions' tables, and through them their other copies,
+        alive)."""
         self._row = -1
         self.origin: NodeInfo | None = None
         """The cluster cache's node this one is a session's copy of (``session_copy``); the cache
@@ -104,13 +108,6 @@ class NodeInfo:
         """Whether this is a copy of ``origin`` (a cache node) that nothing changed yet: then what a
         reader derived from ``origin`` holds for this copy too."""
         return origin is not None and self.origin is origin and self._shared
-
-    def detach_from(self, table: NodeTable) -> None:
-        """Forget ``table`` if this node is attached to it (its session closed; a copy lent to the
-        next session is attached to that session's table, as a fresh copy is)."""
-        if self._table is table:
-            self._table = None
-            self._row = -1
 
     def kept_origin(self) -> NodeInfo | None:
         """The origin to remember for this copy's row: its origin while it shares it, else None."""
@@ -152,13 +149,16 @@ class NodeInfo:
         return len(self.tasks)
 
     # ------------------------------------------------------------------ columnar link
-    def attach(self, table: NodeTable, row: int) -> None:
+    def attach(self, table: weakref.ReferenceType[NodeTable], row: int) -> None:
+        """Be row ``row`` of the table ``table`` refers to (its rows go stale on every change)."""
         self._table = table
         self._row = row
 
     def _touch(self) -> None:
         if self._table is not None:
-            self._table.mark_stale(self._row)
+            table = self._table()
+            if table is not None:
+                table.mark_stale(self._row)
 
     # ------------------------------------------------------------------ accounting
     def _add_resources(self, task: TaskInfo) -> None:
