@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING
 
 from .api.job_info import (
@@ -67,20 +66,21 @@ def update_all_jobs(ssn: Session) -> None:
     append = ssn.decisions.podgroups.append
     for job in ssn.jobs.values():
         state = job.pod_group_state
+        conditions = state.conditions
         unschedulable = False
-        for c in state.conditions:
+        for c in conditions:
             if c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == session_uid:
                 unschedulable = True
                 break
         phase, running, succeeded, failed = job.derived(
-            ("pod_group_status", state.phase, unschedulable), partial(pod_group_status, job, unschedulable)
+            ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
         )
         state.phase = phase
         state.running = running
         state.succeeded = succeeded
         state.failed = failed
         old = old_phases.get(job.uid, "")
-        append(PodGroupPhase(job.uid, phase, old, list(state.conditions), running, succeeded, failed))
+        append(PodGroupPhase(job.uid, phase, old, conditions.copy(), running, succeeded, failed))
         if observed:
             assert ssn.hooks is not None
             ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=phase)

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -298,7 +297,7 @@ class Session(ExtensionPointSpecs):
             if keys is None:
                 result = job_valid(job)
             else:
-                result = job.derived(("session.job_valid", keys, job.min_available), partial(job_valid, job))
+                result = job.derived(("session.job_valid", keys, job.min_available), job_valid, job)
             if result is not None and not result.passed:
                 why = f"{result.reason}: {result.message}" if result.reason else result.message
                 self.decisions.refusals.job(job.uid, f"PodGroup {job.uid} is not valid: {why}")

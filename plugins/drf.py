@@ -324,7 +324,7 @@ class DrfPlugin:
             # each job's attributes as remembered for the cache's job (shared: ``_own_attr`` copies
             # one before a change)
             self.job_attrs = {
-                job.uid: job.derived(("drf.attr", total_key), partial(_job_attr, job, total))
+                job.uid: job.derived(("drf.attr", total_key), _job_attr, job, total)
                 for job in ssn.jobs.values()
             }
 

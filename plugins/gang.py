@@ -38,7 +38,6 @@ kept.
 from __future__ import annotations
 
 from collections import Counter
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fumarole.framework.api.job_info import JobInfo
@@ -181,7 +180,7 @@ class GangPlugin:
             if not isinstance(obj, JobInfo):
                 return ValidateResult(False, "", f"Failed to convert <{obj}> to *JobInfo")
             # a function of the job alone: remembered for a job nothing changed since the cache built it
-            return obj.derived((JOB_VALID_KEY, obj.min_available), partial(gang_job_valid, obj))
+            return obj.derived((JOB_VALID_KEY, obj.min_available), gang_job_valid, obj)
 
         def evictable(evictor: TaskInfo, evictees: list[TaskInfo]) -> tuple[list[TaskInfo], int]:
             victims: list[TaskInfo] = []

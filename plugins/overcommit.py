@@ -39,7 +39,6 @@ shared device. The helpers shared with proportion and capacity live in ``fumarol
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import partial
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING, JobInfo
@@ -109,7 +108,7 @@ def _inqueue_terms(jobs: Iterable[JobInfo]) -> tuple[list[str], list[object]]:
     members: list[str] = []
     terms: list[object] = []
     for job in jobs:
-        term = job.derived(("overcommit.inqueue", job.phase), partial(_inqueue_term, job))
+        term = job.derived(("overcommit.inqueue", job.phase), _inqueue_term, job)
         if term is not None:
             members.append(job.uid)
             terms.append(term)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from .fit_errors import FitErrors
 from .network_topology import HARD, SOFT, NetworkTopologySpec, SubGroupPolicySpec
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .task_info import TaskInfo
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 _new_object = object.__new__
 
@@ -208,19 +209,20 @@ class JobInfo:
         self.allocated = self.allocated.clone()
         self.total_request = self.total_request.clone()
 
-    def derived(self, key: Hashable, compute: Callable[[], T]) -> T:
-        """``compute()``, remembered across sessions for a session's copy of a cached job that still
-        borrows the cache's containers (nothing changed the job since the cache built it). For values
-        that depend only on the job's tasks, counters, PodGroup and what ``key`` holds (put the copy's
-        own state the value depends on, such as its phase, in the key); the value is shared: never
-        change it."""
+    def derived(self, key: Hashable, compute: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """``compute(*args, **kwargs)``, remembered across sessions for a session's copy of a cached job
+        that still borrows the cache's containers (nothing changed the job since the cache built it).
+        For values that depend only on the job's tasks, counters, PodGroup and what ``key`` holds (put
+        the copy's own state the value depends on, such as its phase, in the key); the value is shared:
+        never change it. (Pass the arguments rather than a ``partial``: passes over every job call this
+        once per job.)"""
         if not self._borrowed:
-            return compute()
+            return compute(*args, **kwargs)
         memo = self._derived
         if key in memo:
             value: T = memo[key]
             return value
-        value = memo[key] = compute()
+        value = memo[key] = compute(*args, **kwargs)
         return value
 
     def peek_tasks(self) -> dict[str, TaskInfo]:

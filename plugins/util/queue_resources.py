@@ -18,7 +18,6 @@ capacity) count it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING
@@ -113,7 +112,7 @@ def job_usage(job: JobInfo) -> JobUsage:
     """What ``buildQueueAttrs`` adds to a queue per job (see ``_job_usage``); remembered across
     sessions for a job nothing changed since the cluster cache built it (``JobInfo.derived``): the
     resources are shared, add them, never change them."""
-    return job.derived(("job_usage", job.phase), partial(_job_usage, job))
+    return job.derived(("job_usage", job.phase), _job_usage, job)
 
 
 def _job_usage(job: JobInfo) -> JobUsage:
