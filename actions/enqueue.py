@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE
 from fumarole.framework.util.priority_queue import PriorityQueue
 
+from .util.job_order import job_queue, job_sort_key
+
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
     from fumarole.framework.api.queue_info import QueueInfo
@@ -27,7 +29,7 @@ class EnqueueAction:
     def execute(self, ssn: Session) -> None:
         queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
         seen: set[str] = set()
-        pending: dict[str, PriorityQueue[JobInfo]] = {}
+        waiting: dict[str, list[JobInfo]] = {}
         for job in ssn.jobs.values():
             if not job.schedule_start:
                 job.schedule_start = ssn.now
@@ -38,7 +40,9 @@ class EnqueueAction:
                 seen.add(queue.uid)
                 queues.push(queue)
             if job.is_pending():
-                pending.setdefault(job.queue, PriorityQueue.ordered(ssn.job_order)).push(job)
+                waiting.setdefault(job.queue, []).append(job)
+        key = job_sort_key(ssn)  # no job's key changes here: enqueueing changes no task
+        pending = {name: job_queue(ssn, key, jobs) for name, jobs in waiting.items()}
         while queues:
             queue = queues.pop()
             jobs = pending.get(queue.uid)

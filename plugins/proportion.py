@@ -124,7 +124,10 @@ class QueueAttr:
         self.guarantee = Resource()
 
     def clone(self) -> QueueAttr:
-        twin = QueueAttr(self.queue_id, self.name, self.weight)
+        twin = QueueAttr.__new__(QueueAttr)  # every field set below: no empty resources made first
+        twin.queue_id = self.queue_id
+        twin.name = self.name
+        twin.weight = self.weight
         twin.share = self.share
         twin.deserved = self.deserved.clone()
         twin.allocated = self.allocated.clone()

@@ -36,6 +36,7 @@ and why it failed is kept in ``JobInfo.topology_explanation`` (``explain.py``) f
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cmp_to_key
 from typing import TYPE_CHECKING
 
@@ -47,6 +48,7 @@ from fumarole.framework.api.resource import ZERO
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import SearchPurpose
 from fumarole.framework.statement import Statement, StatementError
+from fumarole.framework.util.keyed_queue import KeyedQueue
 from fumarole.framework.util.priority_queue import PriorityQueue
 
 from ..util import (
@@ -61,6 +63,7 @@ from ..util import (
     sub_job_ready,
     valid_job_queue,
 )
+from ..util.job_order import JobQueue, JobSortKey, job_sort_key
 from . import explain
 from .recorder import Recorder
 from .worksheet import JobWorksheet, SubJobWorksheet, only_volcano_gate, organize_job_worksheet
@@ -112,6 +115,8 @@ class AllocateAction:
         self._partial_placed = 0
         self.purpose = SearchPurpose.ALLOCATE
         self.reserve_for_eviction = False
+        self._job_key: JobSortKey | None = None
+        """The session's job order as a key (``actions.util.job_order``), or None: comparisons."""
 
     @classmethod
     def simulation(cls, ssn: Session, *, error_cache: bool) -> AllocateAction:
@@ -137,12 +142,14 @@ class AllocateAction:
         self.ssn = ssn
         self.recorder = Recorder()
         self._rows = {}
+        self._job_key = job_sort_key(ssn)
         try:
             queues, jobs_by_queue, worksheets, flat_tasks, nominated = self._build_context(ssn)
             self._allocate_resources(ssn, queues, jobs_by_queue, worksheets, flat_tasks, nominated)
         finally:
             # the action outlives the session (one per scheduler): keep nothing of it
             self.ssn = None
+            self._job_key = None
             self.recorder = Recorder()
             self._rows = {}
 
@@ -160,13 +167,13 @@ class AllocateAction:
         self, ssn: Session
     ) -> tuple[
         PriorityQueue[QueueInfo],
-        dict[str, PriorityQueue[JobInfo]],
+        dict[str, JobQueue],
         dict[str, JobWorksheet],
         dict[str, SubJobWorksheet],
         list[JobInfo],
     ]:
         queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
-        jobs_by_queue: dict[str, PriorityQueue[JobInfo]] = {}
+        jobs_by_queue: dict[str, JobQueue] = {}
         worksheets: dict[str, JobWorksheet] = {}
         flat: dict[str, SubJobWorksheet] = {}
         nominated: list[JobInfo] = []
@@ -199,23 +206,39 @@ class AllocateAction:
             self._push(ssn, queues, jobs_by_queue, job)
         return queues, jobs_by_queue, worksheets, flat, nominated
 
-    @staticmethod
     def _push(
+        self,
         ssn: Session,
         queues: PriorityQueue[QueueInfo],
-        jobs_by_queue: dict[str, PriorityQueue[JobInfo]],
+        jobs_by_queue: dict[str, JobQueue],
         job: JobInfo,
     ) -> None:
         if job.queue not in jobs_by_queue:
-            jobs_by_queue[job.queue] = PriorityQueue.ordered(ssn.job_order)
+            jobs_by_queue[job.queue] = KeyedQueue() if self._job_key is not None else self._ordered(ssn)
             queues.push(ssn.queues[job.queue])
-        jobs_by_queue[job.queue].push(job)
+        self._push_job(ssn, jobs_by_queue, job)
+
+    @staticmethod
+    def _ordered(ssn: Session, jobs: Iterable[JobInfo] = ()) -> PriorityQueue[JobInfo]:
+        return PriorityQueue.ordered(ssn.job_order, jobs)
+
+    def _push_job(self, ssn: Session, jobs_by_queue: dict[str, JobQueue], job: JobInfo) -> None:
+        """Push ``job`` into its queue's job queue, by its sort key while every job has one (else the
+        queue becomes one ordered by the comparisons, with the jobs it holds)."""
+        jobs = jobs_by_queue[job.queue]
+        if isinstance(jobs, KeyedQueue):
+            key = self._job_key(job) if self._job_key is not None else None
+            if key is not None:
+                jobs.push(key, job)
+                return
+            jobs = jobs_by_queue[job.queue] = self._ordered(ssn, jobs)
+        jobs.push(job)
 
     def _allocate_resources(
         self,
         ssn: Session,
         queues: PriorityQueue[QueueInfo],
-        jobs_by_queue: dict[str, PriorityQueue[JobInfo]],
+        jobs_by_queue: dict[str, JobQueue],
         worksheets: dict[str, JobWorksheet],
         flat: dict[str, SubJobWorksheet],
         nominated: list[JobInfo],
@@ -233,7 +256,7 @@ class AllocateAction:
                 continue
             job = jobs.pop()
             if self._allocate_job(ssn, job, worksheets, flat, top):
-                jobs.push(job)
+                self._push_job(ssn, jobs_by_queue, job)
             queues.push(queue)
 
     def _allocate_job(

@@ -75,8 +75,9 @@ class ExtensionPointSpecs:
         """The plugin's ``job_order`` as a number, optional: for any two jobs, ``job_order(a, b)`` is the
         sign of ``key(a) - key(b)`` (never NaN), and a job's key changes only when the job's own tasks
         change (status, node; what a statement does). The combined answer is the tuple of the keys in
-        tier order. A consumer that orders many jobs (gangpreempt's bundle order) uses the keys only
-        when every plugin ``job_order`` consults registered one, and the comparisons otherwise."""
+        tier order. A consumer that orders many jobs (gangpreempt's bundle order, allocate's and
+        enqueue's job queues) uses the keys only when every plugin ``job_order`` consults registered
+        one, and the comparisons otherwise."""
 
     @point("QueueOrderFn", F.QUEUE_ORDER, v.FIRST_NONZERO, by_creation_then_uid)
     def queue_order(self, left: QueueInfo, right: QueueInfo, /) -> int:
