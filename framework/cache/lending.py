@@ -55,8 +55,7 @@ class Lending:
         for name in names:
             base = bases[name]
             copy = lent.get(name)
-            # ``copy.unchanged_copy_of(base)``, spelt out: this runs for every node of every session
-            if copy is None or copy.origin is not base or not copy.shares_origin:
+            if copy is None or not copy.unchanged_copy_of(base):
                 copy = base.session_copy()
             copies[name] = copy
         return copies

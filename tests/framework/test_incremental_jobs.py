@@ -95,10 +95,6 @@ def cluster() -> ClusterCache:
     return cache
 
 
-def fresh_copy(cache: ClusterCache) -> ClusterCache:
-    return cache.fresh_copy()
-
-
 def with_update(pod: Pod, **spec: Any) -> Pod:
     status = {k: v for k, v in spec.items() if k == "phase"}
     spec = {k: v for k, v in spec.items() if k != "phase"}
@@ -172,7 +168,7 @@ def scheduler(cache: ClusterCache, conf: str, *observers: Any) -> Scheduler:
 def fresh_cycle(kept: Scheduler, cache: ClusterCache, conf: str, now: float) -> CycleDecisions:
     """The next cycle of a scheduler that never saw this cluster, on a cache that never built a
     snapshot, with the cycle number the kept scheduler is at."""
-    twin = scheduler(fresh_copy(cache), conf)
+    twin = scheduler(cache.fresh_copy(), conf)
     twin.cycle = kept.cycle
     return twin.run_once(now=now)
 

@@ -26,17 +26,6 @@ from fumarole.framework.settings import Settings
 NAMESPACE = "ns"
 
 
-def fresh_copy(cache: ClusterCache) -> ClusterCache:
-    """A cache holding the same objects in the same order, that has never built a snapshot."""
-    twin = ClusterCache(cache.settings)
-    for kind, store in cache._stores().items():
-        twin._stores()[kind].update(store)
-    twin._topology = cache._topology
-    twin.allocated_hyper_nodes = dict(cache.allocated_hyper_nodes)
-    twin.nominated_hyper_nodes = dict(cache.nominated_hyper_nodes)
-    return twin
-
-
 def job_view(job: JobInfo) -> tuple[Any, ...]:
     return (
         job.uid,
@@ -161,7 +150,7 @@ def test_a_kept_snapshot_equals_a_fresh_one_after_any_changes(seed: int) -> None
     for step in range(25):
         done.append(mutate(cache, rng, step))
         if rng.random() < 0.6:
-            assert view(cache.snapshot()) == view(fresh_copy(cache).snapshot()), done
+            assert view(cache.snapshot()) == view(cache.fresh_copy().snapshot()), done
 
 
 def test_an_unchanged_cluster_rebuilds_nothing_and_a_bind_rebuilds_its_job_and_node() -> None:
@@ -178,7 +167,7 @@ def test_a_session_changes_its_copies_never_the_cache() -> None:
     cache = cluster()
     cache.put(build_pod_group(NAMESPACE, "pending", min_member=1, phase="Inqueue"))
     cache.put(build_pod(NAMESPACE, "pending-0", group="pending", requests={"cpu": "1"}))
-    before = view(fresh_copy(cache).snapshot())
+    before = view(cache.fresh_copy().snapshot())
     snapshot = cache.snapshot()
     nodes = {node.name: node for node in snapshot.nodes}
     running = snapshot.jobs[f"{NAMESPACE}/job1"]
@@ -285,7 +274,7 @@ def test_what_sessions_derive_from_kept_jobs_equals_a_fresh_build(seed: int) -> 
     for step in range(25):
         mutate(cache, rng, step)
         kept = cache.snapshot()
-        assert derived_view(kept.jobs) == derived_view(fresh_copy(cache).snapshot().jobs)
+        assert derived_view(kept.jobs) == derived_view(cache.fresh_copy().snapshot().jobs)
         # a session changing a copy after reading it: the next copy still derives the cache's values
         running = [job for job in kept.jobs.values() if job.count_with(TaskStatus.RUNNING)]
         if running:
@@ -294,7 +283,7 @@ def test_what_sessions_derive_from_kept_jobs_equals_a_fresh_build(seed: int) -> 
             job.update_task_status(victim, TaskStatus.RELEASING)
             job.phase = "Unknown"
             assert derived_view({job.uid: job}) == derived_view({job.uid: job.clone()})
-            assert derived_view(cache.snapshot().jobs) == derived_view(fresh_copy(cache).snapshot().jobs)
+            assert derived_view(cache.snapshot().jobs) == derived_view(cache.fresh_copy().snapshot().jobs)
 
 
 # ---------------------------------------------------------------------- copies lent again (cache.lending)
@@ -360,7 +349,7 @@ def test_a_closed_session_s_unchanged_copies_are_lent_again_and_changed_ones_are
     lent_jobs = {uid for uid, j in third.jobs.items() if j is again.jobs.get(uid)}
     assert lent_nodes == {f"n{i}" for i in range(6)} - {changed_node.name, rebuilt_node}
     assert lent_jobs == set(again.jobs) - {f"{NAMESPACE}/job1", f"{NAMESPACE}/job2"}
-    assert lent_view(third) == lent_view(fresh_copy(cache).snapshot())
+    assert lent_view(third) == lent_view(cache.fresh_copy().snapshot())
 
 
 @pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(10)])
@@ -375,7 +364,7 @@ def test_a_snapshot_of_lent_copies_equals_a_fresh_one_after_any_session_and_chan
         snapshot.give_back()
         done.append(mutate(cache, rng, step))
         snapshot = cache.snapshot()
-        assert lent_view(snapshot) == lent_view(fresh_copy(cache).snapshot()), done
+        assert lent_view(snapshot) == lent_view(cache.fresh_copy().snapshot()), done
 
 
 class _Tables:

@@ -166,10 +166,6 @@ def cluster() -> ClusterCache:
     return cache
 
 
-def fresh_copy(cache: ClusterCache) -> ClusterCache:
-    return cache.fresh_copy()
-
-
 def answers(ssn: Session) -> dict[str, Any]:
     """Every score and predicate status the two plugins give every pending task on every node."""
     nodeorder = ssn.plugins["nodeorder"]
@@ -280,10 +276,10 @@ def test_a_change_to_one_node_is_seen_as_a_fresh_scheduler_sees_it(change: str) 
     cache = cluster()
     kept = Scheduler(CONF, cache, settings=Settings(observers=False))
     first = session_answers(kept)
-    assert first == session_answers(Scheduler(CONF, fresh_copy(cache), settings=Settings(observers=False)))
+    assert first == session_answers(Scheduler(CONF, cache.fresh_copy(), settings=Settings(observers=False)))
     CHANGES[change](cache)
     after = session_answers(kept)
-    assert after == session_answers(Scheduler(CONF, fresh_copy(cache), settings=Settings(observers=False)))
+    assert after == session_answers(Scheduler(CONF, cache.fresh_copy(), settings=Settings(observers=False)))
     if change != "nothing":
         assert after != first
 
@@ -300,5 +296,5 @@ def test_any_sequence_of_changes_is_seen_as_a_fresh_scheduler_sees_it(changes: l
         except KeyError:
             continue  # the node or pod is gone already
         assert session_answers(kept) == session_answers(
-            Scheduler(CONF, fresh_copy(cache), settings=Settings(observers=False))
+            Scheduler(CONF, cache.fresh_copy(), settings=Settings(observers=False))
         ), changes
