@@ -229,7 +229,9 @@ def run_snapshot(name: str, args: argparse.Namespace, directory: Path) -> dict[s
         registry = Registry()
         conf = load_conf(conf_path, registry)
         cache = ClusterCache.from_files([str(snapshot)], settings)
-        # the collector as `fumarole schedule` sets it: the loaded cluster frozen, cycles tuned
+        # the collector as `fumarole schedule` sets it: the loaded cluster (and the cache's jobs and
+        # nodes built from it) frozen, cycles tuned
+        cache.prepare()
         freeze()
         tune_for_cycles()
         scheduler = Scheduler(conf, cache, registry=registry, settings=settings)

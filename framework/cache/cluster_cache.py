@@ -120,6 +120,10 @@ class ClusterCache:
         self._base_tasks: dict[str, TaskInfo] = {}
         self._base_nodes: dict[str, NodeInfo] = {}
         self._base_jobs: dict[str, JobInfo] = {}
+        self._job_facts: dict[str, tuple[JobInfo, str, str | None]] = {}
+        """Job UID -> its base job, queue and PodGroup's priority class name (None: no PodGroup), the
+        fields ``snapshot()`` reads of every job, kept together so that it need not reach into each
+        base job and its PodGroup (a pass over every job costs its memory reads)."""
         self._node_members: dict[str, dict[str, None]] = {}
         self._job_members: dict[str, dict[str, None]] = {}
         self._member_job: dict[str, str] = {}
@@ -381,6 +385,7 @@ class ClusterCache:
             pg = self.pod_groups.get(uid)
             if members is None and pg is None:
                 self._base_jobs.pop(uid, None)
+                self._job_facts.pop(uid, None)
                 self._job_first.pop(uid, None)
                 continue
             job = JobInfo(uid)
@@ -391,6 +396,7 @@ class ClusterCache:
                 job.set_pod_group(pg)
             job.remember_topology()
             self._base_jobs[uid] = job
+            self._job_facts[uid] = (job, job.queue, pg.spec.priority_class_name if pg is not None else None)
             if ordered:
                 self._job_first[uid] = ordered[0]
             else:
@@ -400,6 +406,14 @@ class ClusterCache:
         first = self._job_first
         with_pods = sorted(first, key=lambda uid: position[first[uid]])
         self._job_order = with_pods + [uid for uid in self.pod_groups if uid not in first]
+
+    def prepare(self) -> None:
+        """Build the cache's own jobs and nodes now rather than at the first snapshot (the same
+        objects either way). Programs call it before ``util.collector.freeze()``: the permanent
+        generation then holds the cluster's tasks, jobs and nodes too, and the collector's full runs
+        walk only what the cycles create (at 10,000 nodes and 100,000 pods, a full run over them took
+        1.2-1.8 s in one cycle of eight)."""
+        self._refresh_base()
 
     def job(self, uid: str) -> JobInfo | None:
         """The cache's own, current JobInfo of a PodGroup's job (its pods as tasks, brought up to date
@@ -421,7 +435,7 @@ class ClusterCache:
 
     def snapshot(self) -> ClusterSnapshot:
         self._refresh_base()
-        jobs = {uid: self._base_jobs[uid] for uid in self._job_order}
+        facts = self._job_facts
         lent = self._lent
         node_infos = lent.node_copies(self.nodes, self._base_nodes)
         queues = {name: QueueInfo(queue) for name, queue in with_implicit_queues(self.queues).items()}
@@ -433,8 +447,9 @@ class ClusterCache:
         priorities = {name: pc.value for name, pc in classes.items()}
         allocated_hyper_nodes = self.allocated_hyper_nodes
         nominated_hyper_nodes = self.nominated_hyper_nodes
-        for uid, base in jobs.items():
-            if base.pod_group is None:
+        for uid in self._job_order:
+            base, queue, class_name = facts[uid]
+            if class_name is None:
                 pods = ", ".join(sorted(t.key for t in base.tasks.values())[:3])
                 self.diagnostics.add(
                     Code.POD_LEFT_OUT,
@@ -442,17 +457,17 @@ class ClusterCache:
                     f"PodGroup {uid} not found: its pods ({pods}) are left out",
                 )
                 continue
-            if base.queue not in queues:
+            if queue not in queues:
                 self.diagnostics.add(
                     Code.POD_LEFT_OUT,
                     f"PodGroup {uid}",
-                    f"Queue {base.queue} of PodGroup {uid} not found: job left out",
+                    f"Queue {queue} of PodGroup {uid} not found: job left out",
                 )
                 continue
-            if base.queue in IMPLICIT_QUEUES and base.queue not in self.queues:
-                self.diagnostics.add(Code.DEFAULTED, f"Queue {base.queue}", describe(base.queue))
+            if queue in IMPLICIT_QUEUES and queue not in self.queues:
+                self.diagnostics.add(Code.DEFAULTED, f"Queue {queue}", describe(queue))
             job = lent.job_copy(uid, base)
-            job.priority = priorities.get(base.pod_group.spec.priority_class_name, default_priority)
+            job.priority = priorities.get(class_name, default_priority)
             allocated = allocated_hyper_nodes.get(uid)
             if allocated is not None:
                 job.allocated_hyper_node = allocated[0]

@@ -16,7 +16,9 @@ run walks all of them; at 5,000 nodes and 50,000 pods it took more than half of 
   default each of them was walked by several young collections (at 1,000 nodes / 10,000 pods the
   collector took 28 % of a cycle's CPU, about 10 % with this threshold).
   ``fumarole schedule`` and ``fumarole simulate`` load with the collector paused, then freeze and
-  tune.
+  tune; ``fumarole schedule`` also has the cache build its jobs and nodes before freezing
+  (``ClusterCache.prepare``), else the first snapshot builds them after the freeze and every full
+  collection walks them (at 10,000 nodes and 100,000 pods, 1.2-1.8 s in one cycle of eight).
 
 Nothing here runs at import: importing fumarole never changes the collector's settings.
 """

@@ -133,6 +133,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     with collector_paused():
         cache = ClusterCache.from_files(args.snapshot, settings)
         changes: list[LoadedFile] = [read_file(path, allow_delete=True) for path in args.then]
+        cache.prepare()
         freeze()
     tune_for_cycles()
     cycles = args.cycles if args.cycles is not None else len(changes) + 1

@@ -153,6 +153,31 @@ def test_a_kept_snapshot_equals_a_fresh_one_after_any_changes(seed: int) -> None
             assert view(cache.snapshot()) == view(cache.fresh_copy().snapshot()), done
 
 
+def test_prepare_builds_the_jobs_and_nodes_the_first_snapshot_then_lends() -> None:
+    cache = cluster()
+    cache.prepare()
+    assert cache.last_refresh == (6, 8)
+    built = {uid: cache.job(uid) for uid in cache.pod_groups}
+    assert all(job is not None for job in built.values())
+    snapshot = cache.snapshot()
+    assert {uid: cache.job(uid) for uid in cache.pod_groups} == built  # nothing rebuilt
+    assert all(snapshot.jobs[uid].borrows(job) for uid, job in built.items() if job is not None)
+    assert view(snapshot) == view(cache.fresh_copy().snapshot())
+
+
+@pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(6)])
+def test_prepare_between_changes_leaves_the_next_snapshot_as_a_fresh_one(seed: int) -> None:
+    rng = random.Random(seed)
+    cache = cluster()
+    done: list[str] = []
+    for step in range(20):
+        done.append(mutate(cache, rng, step))
+        if rng.random() < 0.5:
+            cache.prepare()
+        if rng.random() < 0.5:
+            assert view(cache.snapshot()) == view(cache.fresh_copy().snapshot()), done
+
+
 def test_an_unchanged_cluster_rebuilds_nothing_and_a_bind_rebuilds_its_job_and_node() -> None:
     cache = cluster()
     cache.snapshot()
