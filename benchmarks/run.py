@@ -194,7 +194,7 @@ def run_snapshot(name: str, args: argparse.Namespace, directory: Path) -> dict[s
     from fumarole.framework.registry import Registry
     from fumarole.framework.scheduler import Scheduler
     from fumarole.framework.settings import Settings
-    from fumarole.framework.util.collector import freeze, tune_for_cycles
+    from fumarole.framework.util.collector import collector_paused, freeze, tune_for_cycles
 
     from fumarole.cli import _configure_logging
 
@@ -231,7 +231,8 @@ def run_snapshot(name: str, args: argparse.Namespace, directory: Path) -> dict[s
         cache = ClusterCache.from_files([str(snapshot)], settings)
         # the collector as `fumarole schedule` sets it: the loaded cluster (and the cache's jobs and
         # nodes built from it) frozen, cycles tuned
-        cache.prepare()
+        with collector_paused():
+            cache.prepare()
         freeze()
         tune_for_cycles()
         scheduler = Scheduler(conf, cache, registry=registry, settings=settings)
