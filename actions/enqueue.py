@@ -31,8 +31,7 @@ class EnqueueAction:
         seen: set[str] = set()
         waiting: dict[str, list[JobInfo]] = {}
         for job in ssn.jobs.values():
-            if not job.schedule_start:
-                job.schedule_start = ssn.now
+            job.start_scheduling(ssn.now)
             queue = ssn.queues.get(job.queue)
             if queue is None:
                 continue

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -37,17 +38,19 @@ from loguru import logger
 
 from .api.fit_errors import Code, FitError, FitErrors
 from .api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo, HyperNodeInfoMap
-from .api.job_info import JobInfo
+from .api.job_info import JobInfo, touched_jobs
 from .api.node_info import NodeInfo
 from .api.queue_info import QueueInfo
 from .api.resource import ZERO, Resource
 from .api.task_info import TaskInfo
 from .api.task_status import TaskStatus
+from .api.types import ValidateResult
 from .conf import Configuration, SchedulerConf, Tier
 from .decisions import CycleDecisions, Eviction, PodGroupEvent, bind_of, close_log
 from .extension_points import ExtensionPointSpecs
 from .interface import Event, EventHandler, Plugin
 from .job_updater import update_all_jobs
+from .job_values import JobValues
 from .node_table import NodeTable, TableSeed
 from .nominations import record_nominations, sub_job_nominations
 from .registry import LoadedPlugin, Registry
@@ -89,6 +92,16 @@ TABLE_SEED = "session.node_table_seed"
 """``persistent`` key of the rows the last session's node table was built with (``TableSeed``)."""
 TOTAL_SEED = "session.total_resource_seed"
 """``persistent`` key of the last session's ``total_resource`` (``TotalResourceSeed``)."""
+JOB_VALID_RESULTS = "session.job_valid_results"
+"""``persistent`` key of each job's ``job_valid`` answer at open, when every function consulted is
+``job_only`` (``JobValues``)."""
+
+
+def _remembered_job_valid(
+    keys: Hashable, job_valid: Callable[[JobInfo], ValidateResult | None], job: JobInfo
+) -> ValidateResult | None:
+    """``job_valid(job)`` remembered for the cache's job (every function consulted is ``job_only``)."""
+    return job.derived(("session.job_valid", keys, job.min_available), job_valid, job)
 
 
 class TotalResourceSeed:
@@ -175,6 +188,11 @@ class Session(ExtensionPointSpecs):
         self.opened_nominations: dict[str, dict[str, str]] = {}
         self.hyper_nodes_ready_to_schedule = True
         self.pod_group_old_phase: dict[str, str] = {}
+        self.snapshot_generation = 0
+        """The snapshot's number (``ClusterSnapshot.generation``; 0: its source does not count)."""
+        self.lent_as_is: frozenset[str] = frozenset()
+        """The jobs whose copy the previous snapshot handed out and this one lent again as it was
+        (``ClusterSnapshot.lent_as_is``; what ``framework.job_values.JobValues`` reuses)."""
         self.dirty_jobs: set[str] = set()
         self.cycle_states: dict[str, dict[str, Any]] = {}
         self.nominations_written: dict[str, str] = {}
@@ -260,8 +278,9 @@ class Session(ExtensionPointSpecs):
     def _load_snapshot(self, snapshot: ClusterSnapshot) -> None:
         self._give_back = snapshot.give_back
         self.jobs = snapshot.jobs
-        for job in self.jobs.values():
-            self.pod_group_old_phase[job.uid] = job.phase
+        self.snapshot_generation = snapshot.generation
+        self.lent_as_is = snapshot.lent_as_is
+        self.pod_group_old_phase.update({job.uid: job.pod_group_state.phase for job in self.jobs.values()})
         self.node_list = [node for node in snapshot.nodes if node.ready]
         self.nodes = {node.name: node for node in self.node_list}
         self.queues = snapshot.queues
@@ -273,7 +292,7 @@ class Session(ExtensionPointSpecs):
         seed = self.persistent(TOTAL_SEED, TotalResourceSeed)
         self.total_resource.add(seed.total_of(self.node_list))
         extra: set[str] = set()
-        for job in self.jobs.values():
+        for job in touched_jobs(self.jobs.values()):  # a borrowing copy has no pending task
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 extra.update(task.resreq.scalars or ())
         self.node_table = NodeTable(self.node_list, extra, self.persistent(TABLE_SEED, TableSeed))
@@ -291,20 +310,33 @@ class Session(ExtensionPointSpecs):
 
     def _init_cycle_states(self) -> None:
         job_valid = self.job_valid
-        cycle_states = self.cycle_states
         keys = self._job_only_keys()
-        for job in self.jobs.values():
-            if keys is None:
-                result = job_valid(job)
-            else:
-                result = job.derived(("session.job_valid", keys, job.min_available), job_valid, job)
-            if result is not None and not result.passed:
-                why = f"{result.reason}: {result.message}" if result.reason else result.message
-                self.decisions.refusals.job(job.uid, f"PodGroup {job.uid} is not valid: {why}")
-                continue
-            for task in job.tasks_with(TaskStatus.PENDING).values():
-                if not task.sch_gated:
-                    cycle_states[task.uid] = {}
+        if keys is None:
+            for job in self.jobs.values():
+                self._init_cycle_state(job, job_valid(job))
+            return
+        # every function is a function of the job alone: its answers as remembered for the cache's
+        # job, handed on for the jobs lent as they were (``JobValues``)
+        results = self.persistent(JOB_VALID_RESULTS, JobValues[ValidateResult | None]).at_open(
+            self, keys, partial(_remembered_job_valid, keys, job_valid)
+        )
+        as_is = self.lent_as_is
+        for uid, job in self.jobs.items():
+            result = results[uid]
+            # a valid copy lent as it was borrows the cache's tasks: none is pending
+            if (result is not None and not result.passed) or uid not in as_is:
+                self._init_cycle_state(job, result)
+
+    def _init_cycle_state(self, job: JobInfo, result: ValidateResult | None) -> None:
+        """Log the refusal of an invalid job; give a valid one's pending, ungated tasks their state."""
+        if result is not None and not result.passed:
+            why = f"{result.reason}: {result.message}" if result.reason else result.message
+            self.decisions.refusals.job(job.uid, f"PodGroup {job.uid} is not valid: {why}")
+            return
+        cycle_states = self.cycle_states
+        for task in job.tasks_with(TaskStatus.PENDING).values():
+            if not task.sch_gated:
+                cycle_states[task.uid] = {}
 
     def get_cycle_state(self, task_uid: str) -> dict[str, Any]:
         """Per-task scratch space shared by extension points in this session (``GetCycleState``)."""

@@ -41,8 +41,9 @@ The plugin keeps its attributes after ``on_session_close`` (Volcano drops them);
 them once the session is closed, except observers reporting shares.
 
 Session open costs what changed (issue 13): outside hierarchy mode a job's attributes at open are
-remembered for the cluster cache's job (``JobInfo.derived``, keyed on the cluster total) and shared
-between sessions until an event changes them, which first gives the session its own copy.
+remembered for the cluster cache's job (``JobInfo.derived``, keyed on the cluster total), handed on
+from the previous session for the jobs the snapshot lent as they were (``framework.job_values``), and
+shared between sessions until an event changes them, which first gives the session its own copy.
 """
 
 from __future__ import annotations
@@ -55,6 +56,7 @@ from typing import TYPE_CHECKING
 from fumarole.framework.api.resource import Resource, share
 from fumarole.framework.api.types import PERMIT
 from fumarole.framework.interface import Event, EventHandler, NoArguments
+from fumarole.framework.job_values import JobValues
 from loguru import logger
 
 if TYPE_CHECKING:
@@ -64,6 +66,8 @@ if TYPE_CHECKING:
     from fumarole.framework.session import Session
 
 PLUGIN_NAME = "drf"
+JOB_ATTRS = "drf.job_attrs"
+"""``ssn.persistent`` key of the jobs' attributes at session open (``JobValues``)."""
 SHARE_DELTA = 0.000001
 """Tolerance when comparing shares (``shareDelta``)."""
 
@@ -136,6 +140,11 @@ def calculate_share(allocated: Resource, total: Resource) -> tuple[str, float]:
             result = ratio
             dominant = name
     return dominant, result
+
+
+def _remembered_job_attr(total_key: object, total: Resource, job: JobInfo) -> DrfAttr:
+    """``_job_attr`` as remembered for the cache's job (``JobInfo.derived``)."""
+    return job.derived(("drf.attr", total_key), _job_attr, job, total)
 
 
 def _job_attr(job: JobInfo, total: Resource) -> DrfAttr:
@@ -321,12 +330,13 @@ class DrfPlugin:
                     self.hierarchical_root, self.total_allocated, job, attr, queue.hierarchy, queue.weights
                 )
         else:
-            # each job's attributes as remembered for the cache's job (shared: ``_own_attr`` copies
-            # one before a change)
-            self.job_attrs = {
-                job.uid: job.derived(("drf.attr", total_key), _job_attr, job, total)
-                for job in ssn.jobs.values()
-            }
+            # each job's attributes as remembered for the cache's job, or for a job lent as it was
+            # by the previous session (shared: ``_own_attr`` copies one before a change)
+            self.job_attrs = dict(
+                ssn.persistent(JOB_ATTRS, JobValues[DrfAttr]).at_open(
+                    ssn, total_key, partial(_remembered_job_attr, total_key, total)
+                )
+            )
 
         ssn.preemptable.register(self._preemptable)
         if hierarchy_enabled:

@@ -38,12 +38,12 @@ shared device. The helpers shared with proportion and capacity live in ``fumarol
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, POD_GROUP_RUNNING, JobInfo
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.types import PERMIT, REJECT
+from fumarole.framework.job_values import JobValues
 from fumarole.plugins.util import (
     deduct_sch_gated_resources,
     format_resource_names,
@@ -65,6 +65,7 @@ DEFAULT_OVERCOMMIT_FACTOR = 1.2
 
 USED_SUMS = "overcommit.used_sums"
 INQUEUE_SUMS = "overcommit.inqueue_sums"
+INQUEUE_TERMS = "overcommit.inqueue_terms"
 """Keys of the sums the scheduler keeps between sessions (``ssn.persistent``, ``RunningSums``): the
 nodes' ``used`` and the jobs' reservations (``inqueue``)."""
 CLUSTER = ("cluster",)
@@ -102,15 +103,23 @@ def _inqueue_term(job: JobInfo) -> Resource | None:
     return None
 
 
-def _inqueue_terms(jobs: Iterable[JobInfo]) -> tuple[list[str], list[object]]:
-    """The jobs reserving something and their terms, as remembered for the cache's job
-    (``JobInfo.derived``, by phase: the same object while nothing changed the job)."""
+def _remembered_inqueue_term(job: JobInfo) -> Resource | None:
+    """``_inqueue_term`` as remembered for the cache's job (``JobInfo.derived``, by phase: the same
+    object while nothing changed the job)."""
+    return job.derived(("overcommit.inqueue", job.phase), _inqueue_term, job)
+
+
+def _inqueue_terms(ssn: Session) -> tuple[list[str], list[object]]:
+    """The jobs reserving something and their terms (the jobs lent as they were keep the previous
+    session's: ``framework.job_values``)."""
+    values = ssn.persistent(INQUEUE_TERMS, JobValues[Resource | None]).at_open(
+        ssn, None, _remembered_inqueue_term
+    )
     members: list[str] = []
     terms: list[object] = []
-    for job in jobs:
-        term = job.derived(("overcommit.inqueue", job.phase), _inqueue_term, job)
+    for uid, term in values.items():
         if term is not None:
-            members.append(job.uid)
+            members.append(uid)
             terms.append(term)
     return members, terms
 
@@ -168,9 +177,7 @@ class OvercommitPlugin:
         nodes = ssn.nodes
         used = _sum(ssn.persistent(USED_SUMS, _one_field), list(nodes), list(map(_node_used, nodes.values())))
         self.idle_resource = self.total_resource.clone().multi(factor).sub_without_assert(used)
-        self.inqueue_resource = _sum(
-            ssn.persistent(INQUEUE_SUMS, _one_field), *_inqueue_terms(ssn.jobs.values())
-        )
+        self.inqueue_resource = _sum(ssn.persistent(INQUEUE_SUMS, _one_field), *_inqueue_terms(ssn))
 
         ssn.job_enqueueable.register(self.job_enqueueable)
         ssn.job_enqueued.register(self.job_enqueued)

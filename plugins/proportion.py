@@ -60,14 +60,17 @@ from typing import TYPE_CHECKING, Any
 from fumarole.framework.api.resource import ZERO, DimensionDefault, Resource, exceeded_part, share
 from fumarole.framework.api.types import PERMIT, REJECT
 from fumarole.framework.interface import Event, EventHandler, NoArguments
+from fumarole.framework.job_values import JobValues
 from fumarole.plugins.util import (
-    collect_usage,
+    JobUsage,
+    collect_usages,
     deduct_sch_gated_resources,
     format_resource_names,
     job_usage,
     record_unschedulable,
     refusals,
     resource_max,
+    usage_and_queue,
     usage_sums,
 )
 from loguru import logger
@@ -87,6 +90,8 @@ MAX_FLOAT64 = sys.float_info.max
 """``math.MaxFloat64``: an unlimited cpu or memory capability."""
 
 USAGE_SUMS = "proportion.usage_sums"
+USAGE_BY_JOB = "proportion.usage_by_job"
+"""``ssn.persistent`` key of each job's usage and queue at session open (``JobValues``)."""
 """Key of the per-queue sums of the jobs' usage the scheduler keeps between sessions
 (``ssn.persistent``)."""
 
@@ -218,7 +223,19 @@ class ProportionPlugin:
         to adding every job's usage in ``ssn.jobs`` order; an inexact queue is summed that way."""
         queues = ssn.queues
         sums = ssn.persistent(USAGE_SUMS, usage_sums)
-        totals = collect_usage(sums, [job for job in ssn.jobs.values() if job.queue in queues])
+        # each job's usage and queue, handed on for the jobs lent as they were (``JobValues``)
+        by_job = ssn.persistent(USAGE_BY_JOB, JobValues[tuple[JobUsage, str]]).at_open(
+            ssn, None, usage_and_queue
+        )
+        members: list[str] = []
+        usages: list[JobUsage] = []
+        where: list[str] = []
+        for uid, (usage, queue_uid) in by_job.items():
+            if queue_uid in queues:
+                members.append(uid)
+                usages.append(usage)
+                where.append(queue_uid)
+        totals = collect_usages(sums, members, usages, where)
         inexact: set[str] = set()
         for queue_uid in totals.groups:
             assert isinstance(queue_uid, str)

@@ -663,6 +663,24 @@ class JobInfo:
                 twin._sub_jobs[uid].clone_status_from(sub)
         return twin
 
+    def lend_again(self, base: JobInfo) -> None:
+        """Make a quiet copy of ``base`` (``QuietJobInfo``: nothing set an attribute of it since it was
+        lent) as a fresh ``session_copy`` of ``base`` would be: its PodGroup state is a new copy of
+        ``base``'s, its ``schedule_start`` is ``base``'s and its fit errors are empty; everything else
+        is unchanged already."""
+        fields = self.__dict__
+        fields["pod_group_state"] = base.pod_group_state.copy()
+        fields["schedule_start"] = base.schedule_start
+        if fields["nodes_fit_errors"]:
+            fields["nodes_fit_errors"] = {}
+
+    def start_scheduling(self, now: float) -> None:
+        """Set ``schedule_start`` to ``now`` unless it is set (enqueue, upstream's
+        ``ScheduleStartTimestamp``). Like the PodGroup state, a field each session writes anew on its
+        own copies: it leaves a ``QuietJobInfo`` quiet (``lend_again`` renews it)."""
+        if not self.schedule_start:
+            self.__dict__["schedule_start"] = now
+
     def borrows(self, base: JobInfo) -> bool:
         """Whether this is a ``session_copy`` of ``base`` that still borrows its containers (nothing
         changed its tasks, counters or sub-jobs)."""
@@ -721,6 +739,24 @@ class JobInfo:
 
     def __repr__(self) -> str:
         return f"Job({self.uid} queue={self.queue} min={self.min_available} tasks={len(self._tasks)})"
+
+
+class QuietJobInfo(JobInfo):
+    """A session's borrowing copy of a cached job, as the snapshot handed it out: no attribute of it
+    has been set since. Setting or deleting one makes it a plain ``JobInfo`` first, so a copy still
+    of this class when its session has closed holds nothing the session set on it but the two
+    containers every session writes or may write into, its PodGroup state and its fit errors
+    (``JobInfo.lend_again`` renews them): the cluster cache lends it again without refilling it
+    (``cache.lending``). (A borrowing copy's other containers are the cache's and are never changed
+    in place.)"""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, "__class__", JobInfo)
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        object.__setattr__(self, "__class__", JobInfo)
+        object.__delattr__(self, name)
 
 
 def touched_jobs(jobs: Iterable[JobInfo]) -> list[JobInfo]:

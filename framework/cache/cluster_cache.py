@@ -48,7 +48,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..api.hypernode_info import HyperNodeTopology, build_topology
-from ..api.job_info import JobInfo
+from ..api.job_info import JobInfo, QuietJobInfo
 from ..api.node_info import NodeInfo
 from ..api.queue_info import QueueInfo
 from ..api.task_info import TaskInfo
@@ -131,6 +131,8 @@ class ClusterCache:
         """Job UID -> the key of its first pod (in ``pods`` order)."""
         self._job_order: list[str] = []
         self._lent = NOTHING_LENT
+        self._generation = 0
+        """How many snapshots this cache has built."""
         """The copies the last snapshot lent (``cache.lending``)."""
         self.last_refresh = (0, 0)
         """Nodes and jobs the last snapshot rebuilt (the rest were kept as they were)."""
@@ -444,6 +446,7 @@ class ClusterCache:
         if "root" not in self.queues and any(queue.spec.parent == "root" for queue in self.queues.values()):
             self.diagnostics.add(Code.DEFAULTED, "Queue root", describe("root"))
         kept: dict[str, JobInfo] = {}
+        as_is: list[str] = []
         priorities = {name: pc.value for name, pc in classes.items()}
         allocated_hyper_nodes = self.allocated_hyper_nodes
         nominated_hyper_nodes = self.nominated_hyper_nodes
@@ -467,23 +470,30 @@ class ClusterCache:
             if queue in IMPLICIT_QUEUES and queue not in self.queues:
                 self.diagnostics.add(Code.DEFAULTED, f"Queue {queue}", describe(queue))
             job = lent.job_copy(uid, base)
-            job.priority = priorities.get(class_name, default_priority)
+            if type(job) is QuietJobInfo:  # lent again as it was (a new or refilled copy is a JobInfo)
+                as_is.append(uid)
+            # the snapshot's own fields, written past ``QuietJobInfo.__setattr__`` (plain attributes)
+            fields = job.__dict__
+            fields["priority"] = priorities.get(class_name, default_priority)
             allocated = allocated_hyper_nodes.get(uid)
             if allocated is not None:
-                job.allocated_hyper_node = allocated[0]
+                fields["allocated_hyper_node"] = allocated[0]
                 for sub_uid, sub_allocated in allocated[1].items():
                     if sub_uid in job.sub_jobs:
                         job.sub_jobs[sub_uid].allocated_hyper_node = sub_allocated
             else:
-                job.allocated_hyper_node = ""
+                fields["allocated_hyper_node"] = ""
             nominated = nominated_hyper_nodes.get(uid)
             if nominated:
                 for sub_uid, hyper_node in nominated.items():
                     if sub_uid in job.sub_jobs:
                         job.sub_jobs[sub_uid].nominated_hyper_node = hyper_node
+            if fields["_borrowed"] and type(job) is JobInfo:
+                job.__class__ = QuietJobInfo
             kept[uid] = job
         topology = self._topology if self._topology is not None else build_topology((), [])
         self._lent = lending = Lending(kept, node_infos)
+        self._generation += 1
         return ClusterSnapshot(
             jobs=kept,
             nodes=list(node_infos.values()),
@@ -494,6 +504,8 @@ class ClusterCache:
             config_maps=dict(self.config_maps),
             replica_sets=dict(self.replica_sets),
             give_back=lending.give_back,
+            generation=self._generation,
+            lent_as_is=frozenset(as_is),
         )
 
     # ------------------------------------------------------------------ decisions

@@ -36,6 +36,13 @@ class ClusterSnapshot:
     give_back: Callable[[], None] | None = None
     """Called by the session once it has closed: the cache may lend its unchanged job and node
     copies to the next snapshot (``cache.lending``). None: the source does not lend copies again."""
+    generation: int = 0
+    """This snapshot's number among the source's snapshots (1, 2, ...); 0: the source does not count."""
+    lent_as_is: frozenset[str] = frozenset()
+    """The jobs whose copy is the one the previous snapshot (number ``generation - 1``) handed out,
+    lent again as it was (``cache.lending``: nothing set an attribute of it, it borrows the same
+    cache job): what a session computed from such a job alone at open holds for it again
+    (``framework.job_values``)."""
 
 
 class SnapshotSource(Protocol):

@@ -24,11 +24,13 @@ from .enqueue_events import (
 from .queue_resources import (
     JobUsage,
     collect_usage,
+    collect_usages,
     deduct_sch_gated_resources,
     inqueue_resource,
     job_usage,
     resource_max,
     sch_gated_resources,
+    usage_and_queue,
     usage_fields,
     usage_sums,
 )
@@ -40,6 +42,7 @@ __all__ = [
     "JobUsage",
     "RunningSums",
     "collect_usage",
+    "collect_usages",
     "deduct_sch_gated_resources",
     "format_resource_names",
     "inqueue_resource",
@@ -47,6 +50,7 @@ __all__ = [
     "record_unschedulable",
     "resource_max",
     "sch_gated_resources",
+    "usage_and_queue",
     "usage_fields",
     "usage_sums",
 ]

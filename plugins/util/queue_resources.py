@@ -153,14 +153,23 @@ def usage_fields(usage: object) -> tuple[Resource, Resource, Resource, Resource]
 def collect_usage(sums: RunningSums, jobs: list[JobInfo]) -> Totals:
     """``sums`` brought up to date with the jobs' usage (``job_usage``, the key of each job's
     term), each job in its queue."""
-    queues = [job.queue for job in jobs]
-    paths = {queue: sums.interned((queue,)) for queue in set(queues)}
-    return sums.collect(
-        [job.uid for job in jobs],
-        [job_usage(job) for job in jobs],
-        [paths[queue] for queue in queues],
-        usage_fields,
+    return collect_usages(
+        sums, [job.uid for job in jobs], [job_usage(job) for job in jobs], [job.queue for job in jobs]
     )
+
+
+def collect_usages(
+    sums: RunningSums, members: list[str], usages: list[JobUsage], queues: list[str]
+) -> Totals:
+    """``collect_usage`` of jobs given by UID, ``job_usage`` and queue, in session order."""
+    paths = {queue: sums.interned((queue,)) for queue in set(queues)}
+    return sums.collect(members, usages, [paths[queue] for queue in queues], usage_fields)
+
+
+def usage_and_queue(job: JobInfo) -> tuple[JobUsage, str]:
+    """A job's ``job_usage`` and its queue (what ``collect_usages`` takes of a job; a value for
+    ``framework.job_values.JobValues``)."""
+    return job_usage(job), job.queue
 
 
 def resource_max(left: Resource, right: Resource) -> Resource:

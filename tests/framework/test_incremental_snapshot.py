@@ -11,7 +11,8 @@ import weakref
 from typing import Any
 
 import pytest
-from fumarole.framework.api.job_info import JobInfo
+from fumarole.framework.api.fit_errors import FitErrors
+from fumarole.framework.api.job_info import JobInfo, QuietJobInfo
 from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import FrozenTaskError
 from fumarole.framework.api.task_status import TaskStatus
@@ -328,6 +329,8 @@ def lent_view(snapshot: ClusterSnapshot) -> tuple[Any, ...]:
                 job.topology_explanation,
                 job.allocated_hyper_node,
                 job.version,
+                job.schedule_start,
+                type(job).__name__,
                 sorted(vars(job)),
             )
             for job in snapshot.jobs.values()
@@ -336,15 +339,22 @@ def lent_view(snapshot: ClusterSnapshot) -> tuple[Any, ...]:
     )
 
 
-def scribble(snapshot: ClusterSnapshot, rng: random.Random) -> None:
-    """What a session does to its copies without changing their tasks: PodGroup state, fit errors,
-    priorities, attributes of its own; and, for one job and one node, a change of their tasks."""
+def scribble(snapshot: ClusterSnapshot, rng: random.Random, coins: random.Random) -> None:
+    """What a session does to its copies without changing their tasks: into every copy, what each
+    session writes into its own containers (PodGroup state, fit errors, ``schedule_start``), which
+    leaves a quiet copy quiet; to about half of them, attributes (fit errors, priority, version, one
+    of a plugin's own), which do not; and, for one job and one node, a change of their tasks."""
     for job in snapshot.jobs.values():
         job.pod_group_state.phase = "Unknown"
-        job.job_fit_errors = "does not fit"
-        job.priority = 99
-        job.version += 3
-        job.plugin_note = "left by a plugin"  # type: ignore[attr-defined]
+        job.pod_group_state.conditions.clear()
+        job.pod_group_state.running = 99
+        job.nodes_fit_errors["ns/some-task"] = FitErrors()
+        job.start_scheduling(7.0)
+        if coins.random() < 0.5:
+            job.job_fit_errors = "does not fit"
+            job.priority = 99
+            job.version += 3
+            job.plugin_note = "left by a plugin"  # type: ignore[attr-defined]
     running = [job for job in snapshot.jobs.values() if job.count_with(TaskStatus.RUNNING)]
     if running:
         job = rng.choice(running)
@@ -377,14 +387,35 @@ def test_a_closed_session_s_unchanged_copies_are_lent_again_and_changed_ones_are
     assert lent_view(third) == lent_view(cache.fresh_copy().snapshot())
 
 
+def test_a_quiet_copy_is_lent_again_as_it_is_and_a_copy_given_an_attribute_is_refilled() -> None:
+    cache = cluster()
+    first = cache.snapshot()
+    quiet, noted = first.jobs[f"{NAMESPACE}/job0"], first.jobs[f"{NAMESPACE}/job1"]
+    assert type(quiet) is QuietJobInfo and type(noted) is QuietJobInfo  # borrowing copies
+    quiet_fields = vars(quiet)
+    quiet.pod_group_state.phase = "Unknown"  # written into its own container: stays quiet
+    quiet.start_scheduling(5.0)
+    assert type(quiet) is QuietJobInfo and quiet.schedule_start == 5.0
+    noted.plugin_note = "left by a plugin"  # type: ignore[attr-defined]
+    assert type(noted) is JobInfo and noted.plugin_note == "left by a plugin"  # type: ignore[attr-defined]
+    assert first.give_back is not None
+    first.give_back()
+    second = cache.snapshot()
+    assert second.jobs[quiet.uid] is quiet and vars(quiet) is quiet_fields  # not refilled
+    assert second.jobs[noted.uid] is noted and type(noted) is QuietJobInfo  # refilled, quiet again
+    assert not hasattr(noted, "plugin_note")
+    assert (quiet.phase, quiet.schedule_start) == ("Running", 0.0)
+    assert lent_view(second) == lent_view(cache.fresh_copy().snapshot())
+
+
 @pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(10)])
 def test_a_snapshot_of_lent_copies_equals_a_fresh_one_after_any_session_and_changes(seed: int) -> None:
-    rng = random.Random(seed)
+    rng, coins = random.Random(seed), random.Random(-seed)
     cache = cluster()
     snapshot = cache.snapshot()
     done: list[str] = []
     for step in range(25):
-        scribble(snapshot, rng)
+        scribble(snapshot, rng, coins)
         assert snapshot.give_back is not None
         snapshot.give_back()
         done.append(mutate(cache, rng, step))

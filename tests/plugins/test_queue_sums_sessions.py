@@ -13,12 +13,14 @@ import pytest
 from fumarole.framework.api.resource import Resource
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.conf import PluginOption
+from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
 from fumarole.plugins.capacity.hierarchy import build_hierarchical_queue_attrs
 from fumarole.plugins.capacity.plugin import FLAT_SUMS, HIERARCHY_SUMS
 from fumarole.plugins.capacity.queue_attrs import build_flat_queue_attrs
-from fumarole.plugins.overcommit import INQUEUE_SUMS, USED_SUMS, _inqueue_term
-from fumarole.plugins.proportion import USAGE_SUMS
+from fumarole.plugins.drf import JOB_ATTRS
+from fumarole.plugins.overcommit import INQUEUE_SUMS, INQUEUE_TERMS, USED_SUMS, _inqueue_term
+from fumarole.plugins.proportion import USAGE_BY_JOB, USAGE_SUMS
 from fumarole.plugins.util import job_usage
 from fumarole.testing import (
     Harness,
@@ -130,18 +132,20 @@ def job_by_job(ssn: Session) -> dict[str, Any]:
 
 
 def opened(harness: Harness, *, fresh: bool = False) -> tuple[Session, dict[str, Any]]:
-    """Open a session, read its state and close it; ``fresh``: with nothing kept from earlier
-    sessions. Checks the state against the sums job by job."""
-    kept = harness.scheduler.persistent
+    """Open a session, read its state and close it; ``fresh``: a new scheduler's on a new cache
+    holding the same objects (``ClusterCache.fresh_copy``), with nothing kept from earlier sessions
+    (the harness's own sessions stay consecutive snapshots of its cache, so the values handed on
+    between them, ``JobValues``, are exercised). Checks the state against the sums job by job."""
     if fresh:
-        harness.scheduler.persistent = {}
-    try:
+        scheduler = Scheduler(
+            harness.conf, harness.cache.fresh_copy(), registry=harness.registry, settings=harness.settings
+        )
+        ssn = scheduler.open_session(0.0)
+    else:
         ssn = harness.open_session()
-        found = state(ssn)
-        reference = job_by_job(ssn)
-        ssn.close()
-    finally:
-        harness.scheduler.persistent = kept
+    found = state(ssn)
+    reference = job_by_job(ssn)
+    ssn.close()
     if "proportion" in found:
         usage = [(uid, list(attr[3:7])) for uid, _, attr in found["proportion"]]
         assert usage == reference["proportion"]
@@ -301,6 +305,13 @@ def test_one_change_gives_the_state_of_a_fresh_session(
         assert kept[USAGE_SUMS].last_changed == len(resummed)
         assert kept[FLAT_SUMS].last_changed == len(resummed)
         assert kept[INQUEUE_SUMS].last_changed <= len(resummed)
+        # the per-job values handed on: computed again for the changed jobs in the session and the
+        # jobs with pending tasks only; drf's too, unless the cluster's total changed
+        recomputed = len(resummed & set(ssn.jobs))
+        assert kept[USAGE_BY_JOB].computed == recomputed
+        assert kept[INQUEUE_TERMS].computed == recomputed
+        total_changed = change[0].kind == "Node"
+        assert kept[JOB_ATTRS].computed == (len(ssn.jobs) if total_changed else recomputed)
     else:
         assert HIERARCHY_SUMS in kept
     if "j7" in changed and "proportion" in ssn.plugins:
