@@ -65,9 +65,10 @@ DEFAULT_OVERCOMMIT_FACTOR = 1.2
 
 USED_SUMS = "overcommit.used_sums"
 INQUEUE_SUMS = "overcommit.inqueue_sums"
-INQUEUE_TERMS = "overcommit.inqueue_terms"
 """Keys of the sums the scheduler keeps between sessions (``ssn.persistent``, ``RunningSums``): the
 nodes' ``used`` and the jobs' reservations (``inqueue``)."""
+INQUEUE_TERMS = "overcommit.inqueue_terms"
+"""``ssn.persistent`` key of each job's reservation at session open (``JobValues``)."""
 CLUSTER = ("cluster",)
 """The one group of both sums."""
 

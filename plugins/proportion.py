@@ -90,10 +90,10 @@ MAX_FLOAT64 = sys.float_info.max
 """``math.MaxFloat64``: an unlimited cpu or memory capability."""
 
 USAGE_SUMS = "proportion.usage_sums"
-USAGE_BY_JOB = "proportion.usage_by_job"
-"""``ssn.persistent`` key of each job's usage and queue at session open (``JobValues``)."""
 """Key of the per-queue sums of the jobs' usage the scheduler keeps between sessions
 (``ssn.persistent``)."""
+USAGE_BY_JOB = "proportion.usage_by_job"
+"""``ssn.persistent`` key of each job's usage and queue at session open (``JobValues``)."""
 
 
 class QueueAttr:

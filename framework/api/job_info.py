@@ -744,11 +744,11 @@ class JobInfo:
 class QuietJobInfo(JobInfo):
     """A session's borrowing copy of a cached job, as the snapshot handed it out: no attribute of it
     has been set since. Setting or deleting one makes it a plain ``JobInfo`` first, so a copy still
-    of this class when its session has closed holds nothing the session set on it but the two
-    containers every session writes or may write into, its PodGroup state and its fit errors
-    (``JobInfo.lend_again`` renews them): the cluster cache lends it again without refilling it
-    (``cache.lending``). (A borrowing copy's other containers are the cache's and are never changed
-    in place.)"""
+    of this class when its session has closed holds nothing the session set on it but what every
+    session writes into its own copies: its PodGroup state and fit errors (containers) and
+    ``schedule_start`` (``start_scheduling``), which ``JobInfo.lend_again`` renews. The cluster cache
+    lends such a copy again without refilling it (``cache.lending``). (A borrowing copy's other
+    containers are the cache's and are never changed in place.)"""
 
     def __setattr__(self, name: str, value: Any) -> None:
         object.__setattr__(self, "__class__", JobInfo)

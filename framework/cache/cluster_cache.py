@@ -131,9 +131,9 @@ class ClusterCache:
         """Job UID -> the key of its first pod (in ``pods`` order)."""
         self._job_order: list[str] = []
         self._lent = NOTHING_LENT
+        """The copies the last snapshot lent (``cache.lending``)."""
         self._generation = 0
         """How many snapshots this cache has built."""
-        """The copies the last snapshot lent (``cache.lending``)."""
         self.last_refresh = (0, 0)
         """Nodes and jobs the last snapshot rebuilt (the rest were kept as they were)."""
         self._settled_pods: dict[str, Pod] = {}

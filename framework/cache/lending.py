@@ -14,8 +14,8 @@ each copy that is still as a fresh copy would be:
 * a job copy that still borrows the containers of the same cache job (``JobInfo.borrows``) and
   that nothing set an attribute of (it is still the ``QuietJobInfo`` the snapshot handed out) is lent
   as it is, its PodGroup state, fit errors and ``schedule_start`` renewed (``JobInfo.lend_again``:
-  the fields each session writes into its own copies); at 5,000 nodes and 8,000 jobs this halves the
-  snapshot, whose refills read every cache job's attributes;
+  the fields each session writes into its own copies); at 5,000 nodes and 8,142 jobs this took a
+  snapshot with nothing changed from 56 to 35 ms (refills read every cache job's attributes);
 * a job copy that still borrows them but had an attribute set is refilled in place
   (``JobInfo.session_copy(into=...)``): every attribute set as for a fresh copy, anything else the
   session added dropped; its PodGroup state, fit errors and topology copy are new.

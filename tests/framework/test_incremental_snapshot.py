@@ -408,6 +408,23 @@ def test_a_quiet_copy_is_lent_again_as_it_is_and_a_copy_given_an_attribute_is_re
     assert lent_view(second) == lent_view(cache.fresh_copy().snapshot())
 
 
+def test_a_job_rebuilt_before_the_snapshot_by_another_reader_is_not_lent_as_it_was() -> None:
+    """A change the cache took in between snapshots (``prepare``) still counts: the next snapshot
+    does not lend that job's quiet copy again (it borrows the job the cache has since replaced)."""
+    cache = cluster()
+    first = cache.snapshot()
+    assert first.give_back is not None
+    first.give_back()
+    cache.put(with_update(cache.pods[f"{NAMESPACE}/job2-0"], phase="Succeeded"))
+    cache.prepare()  # rebuilds job2 now
+    cache.put(with_update(cache.pods[f"{NAMESPACE}/job3-0"], phase="Succeeded"))  # job3 at the snapshot
+    second = cache.snapshot()
+    rebuilt = {f"{NAMESPACE}/job2", f"{NAMESPACE}/job3"}
+    assert all(second.jobs[uid] is not first.jobs[uid] for uid in rebuilt)
+    assert second.lent_as_is == frozenset(first.jobs) - rebuilt
+    assert lent_view(second) == lent_view(cache.fresh_copy().snapshot())
+
+
 @pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(10)])
 def test_a_snapshot_of_lent_copies_equals_a_fresh_one_after_any_session_and_changes(seed: int) -> None:
     rng, coins = random.Random(seed), random.Random(-seed)
