@@ -66,24 +66,24 @@ def finish_job1(cache: ClusterCache) -> None:
 
 # each case: what happens between the session that computed the values and the one measured, and
 # how many values the measured one computes (4 jobs; job3 has a pending task: never lent as it was)
-Step = Callable[[ClusterCache, JobValues[tuple[str, int, float]]], ClusterSnapshot]
+Step = Callable[[ClusterCache], ClusterSnapshot]
 
 
-def closed_unchanged(cache: ClusterCache, values: JobValues[Any]) -> ClusterSnapshot:
+def closed_unchanged(cache: ClusterCache) -> ClusterSnapshot:
     return cache.snapshot()
 
 
-def a_job_changed(cache: ClusterCache, values: JobValues[Any]) -> ClusterSnapshot:
+def a_job_changed(cache: ClusterCache) -> ClusterSnapshot:
     finish_job1(cache)
     return cache.snapshot()
 
 
-def never_closed(cache: ClusterCache, values: JobValues[Any]) -> ClusterSnapshot:
+def never_closed(cache: ClusterCache) -> ClusterSnapshot:
     cache.snapshot()  # a session that is never closed in between: the next one is lent nothing
     return cache.snapshot()
 
 
-def another_scheduler_in_between(cache: ClusterCache, values: JobValues[Any]) -> ClusterSnapshot:
+def another_scheduler_in_between(cache: ClusterCache) -> ClusterSnapshot:
     finish_job1(cache)
     close(cache.snapshot())  # another scheduler's session saw job1 change; these values did not
     return cache.snapshot()
@@ -106,7 +106,7 @@ def test_values_are_handed_on_only_for_jobs_lent_as_they_were(between: Step, key
     assert values.at_open(session(first), "k", value) == {uid: value(job) for uid, job in first.jobs.items()}
     assert values.computed == 4
     close(first)
-    measured = between(cache, values)
+    measured = between(cache)
     found = values.at_open(session(measured), key, value)
     assert found == {uid: value(job) for uid, job in measured.jobs.items()}
     assert list(found) == list(measured.jobs)
