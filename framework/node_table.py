@@ -37,6 +37,20 @@ def _same_objects(nodes: list[NodeInfo], old: list[NodeInfo]) -> bool:
     return len(nodes) == len(old) and all(map(operator.is_, nodes, old))
 
 
+class TableLink:
+    """What a session's node copies mark their rows stale through (``NodeInfo.attach``): a weak
+    reference to the table their rows are in. The copies a closed session left unchanged are lent
+    to the next session at the same rows (``framework.node_changes``), so the next table takes the
+    link over and only its new copies are attached; a table that cannot (a new layout, the first
+    table) makes a new link, and the copies of older tables keep marking those. Weak: a copy lent
+    from session to session does not keep a closed session's table alive."""
+
+    __slots__ = ("__weakref__", "table")
+
+    def __init__(self, table: NodeTable) -> None:
+        self.table: weakref.ReferenceType[NodeTable] = weakref.ref(table)
+
+
 class TableSeed:
     """The rows of the last table as they were built, before its session changed them, and the
     cluster-cache nodes they were built from (``NodeInfo.origin``): the next session's table copies
@@ -59,6 +73,10 @@ class TableSeed:
         self.pod_count = np.zeros(0, dtype=np.int64)
         self.node_scalars: set[str] = set()
         """The scalars the nodes' allocatable name (the table's columns but for the requests')."""
+        self.generation = 0
+        """The snapshot generation of the last table (``Session.node_rows_changed_since``)."""
+        self.link: TableLink | None = None
+        """The link the last table's node copies are attached to."""
 
     def keep(self, table: NodeTable, node_scalars: set[str]) -> None:
         self.node_scalars = node_scalars
@@ -82,18 +100,34 @@ class NodeTable:
         nodes: Sequence[NodeInfo],
         extra_resources: Iterable[str] = (),
         seed: TableSeed | None = None,
+        changed_rows: list[int] | None = None,
     ) -> None:
+        """``seed``: the last table's rows (copied for the nodes that are unchanged copies of the same
+        cache nodes) and where this one's are kept. ``changed_rows``: the only rows whose node copy
+        differs from the seed's (``Session.node_rows_changed_since`` for the seed's generation): the
+        others are copied without looking at them; None: every row is compared."""
         self.nodes = list(nodes)
-        same = seed is not None and _same_objects(self.nodes, seed.nodes)
-        if same:
-            assert seed is not None
-            self.names = seed.names  # the same copies: the same names (neither list is ever changed)
+        fast = seed is not None and changed_rows is not None and len(seed.nodes) == len(self.nodes)
+        kept: list[int] = []
+        if fast:
+            assert seed is not None and changed_rows is not None
+            self.names = seed.names  # the same nodes in the same order (neither list is ever changed)
             self.index = seed.index
+            old = seed.nodes
+            same_node_objects = all(self.nodes[row].node is old[row].node for row in changed_rows)
         else:
-            self.names = [node.name for node in self.nodes]
-            self.index = {name: row for row, name in enumerate(self.names)}
-        kept = list(range(len(self.nodes))) if same else self._kept_rows(seed)
-        if seed is not None and self._same_node_objects(seed, kept):
+            same = seed is not None and _same_objects(self.nodes, seed.nodes)
+            if same:
+                assert seed is not None
+                self.names = seed.names  # the same copies: the same names
+                self.index = seed.index
+            else:
+                self.names = [node.name for node in self.nodes]
+                self.index = {name: row for row, name in enumerate(self.names)}
+            kept = list(range(len(self.nodes))) if same else self._kept_rows(seed)
+            same_node_objects = seed is not None and self._same_node_objects(seed, kept)
+        if same_node_objects:
+            assert seed is not None
             node_scalars = seed.node_scalars  # the same Node objects: the same allocatable
         else:
             node_scalars = set()
@@ -117,16 +151,33 @@ class NodeTable:
         self._sums: dict[str, tuple[np.ndarray, set[int], Callable[[TaskInfo], bool]]] = {}
         self._sums_stale: list[set[int]] = []
         self._row_caches: dict[str, dict[int, object]] = {}
-        copied = self._copy_rows(seed, kept)
-        ref = weakref.ref(self)
-        for row, node in enumerate(self.nodes):
-            node.attach(ref, row)
-        if len(copied) < len(self.nodes):
-            for row in range(len(self.nodes)):
-                if row not in copied:
-                    self._write(row)
+        to_write: Iterable[int]
+        if fast:
+            assert changed_rows is not None
+            every = list(range(len(self.nodes)))
+            to_write = changed_rows if self._copy_rows(seed, every) else every
+        else:
+            copied = self._copy_rows(seed, kept)
+            if len(copied) < len(self.nodes):
+                to_write = [row for row in range(len(self.nodes)) if row not in copied]
+            else:
+                to_write = ()
+        if fast and seed is not None and seed.link is not None:
+            # the unchanged copies are the last table's at the same rows, attached to its link
+            assert changed_rows is not None
+            link = seed.link
+            link.table = weakref.ref(self)
+            for row in changed_rows:
+                self.nodes[row].attach(link, row)
+        else:
+            link = TableLink(self)
+            for row, node in enumerate(self.nodes):
+                node.attach(link, row)
+        for row in to_write:
+            self._write(row)
         if seed is not None:
             seed.keep(self, node_scalars)
+            seed.link = link
 
     def _kept_rows(self, seed: TableSeed | None) -> list[int]:
         """Rows whose node is an unchanged copy of the same cluster-cache node as the seed's row (so
@@ -292,5 +343,8 @@ class NodeTable:
             found = self._row_caches[name] = {}
         return found
 
-    def rows_of(self, nodes: Iterable[NodeInfo]) -> np.ndarray:
-        return np.fromiter((self.index[node.name] for node in nodes), dtype=np.int64)
+    def rows_of(self, nodes: Sequence[NodeInfo]) -> np.ndarray:
+        """The rows of ``nodes``, in their order."""
+        if len(nodes) == len(self.nodes) and all(map(operator.is_, nodes, self.nodes)):
+            return self.all_rows.copy()  # the table's own node list (a cluster-wide hypernode's)
+        return np.fromiter((self.index[node.name] for node in nodes), dtype=np.int64, count=len(nodes))

@@ -51,6 +51,7 @@ from .extension_points import ExtensionPointSpecs
 from .interface import Event, EventHandler, Plugin
 from .job_updater import update_all_jobs
 from .job_values import JobValues
+from .node_changes import NODE_LIST_SEED, NodeListSeed, open_node_list
 from .node_table import NodeTable, TableSeed
 from .nominations import record_nominations, sub_job_nominations
 from .registry import LoadedPlugin, Registry
@@ -113,18 +114,32 @@ class TotalResourceSeed:
     def __init__(self) -> None:
         self.objects: list[object] = []
         self.total = Resource()
+        self.generation = 0
+        """The snapshot generation ``objects`` were last read at (``Session.node_rows_changed_since``)."""
 
-    def total_of(self, nodes: list[NodeInfo]) -> Resource:
+    def total_of(self, nodes: list[NodeInfo], changed_rows: list[int] | None = None) -> Resource:
         """The sum of the nodes' allocatable in order (``Resource.add``), reused while their Node
-        objects are the same (read it, do not change it)."""
-        objects: list[object] = [node.node if node.node is not None else node.allocatable for node in nodes]
+        objects are the same (read it, do not change it). ``changed_rows``: the only rows whose node
+        copy may differ from the last call's (``Session.node_rows_changed_since``); None: any."""
         kept = self.objects
+        if (
+            changed_rows is not None
+            and len(kept) == len(nodes)
+            and all(_node_object(nodes[row]) is kept[row] for row in changed_rows)
+        ):
+            return self.total
+        objects: list[object] = [_node_object(node) for node in nodes]
         if len(kept) != len(objects) or not all(map(_same, objects, kept)):
             total = Resource()
             for node in nodes:
                 total.add(node.allocatable)
             self.objects, self.total = objects, total
         return self.total
+
+
+def _node_object(node: NodeInfo) -> object:
+    """What a node's allocatable is a function of: its Node object (else the allocatable itself)."""
+    return node.node if node.node is not None else node.allocatable
 
 
 def _same(left: object, right: object) -> bool:
@@ -190,6 +205,9 @@ class Session(ExtensionPointSpecs):
         self.pod_group_old_phase: dict[str, str] = {}
         self.snapshot_generation = 0
         """The snapshot's number (``ClusterSnapshot.generation``; 0: its source does not count)."""
+        self._node_rows_changed: list[int] | None = None
+        self.node_names: frozenset[str] = frozenset()
+        """The names of ``node_list`` (kept from session to session while the node list is the same)."""
         self.lent_as_is: frozenset[str] = frozenset()
         """The jobs whose copy the previous snapshot handed out and this one lent again as it was
         (``ClusterSnapshot.lent_as_is``; what ``framework.job_values.JobValues`` reuses)."""
@@ -281,8 +299,11 @@ class Session(ExtensionPointSpecs):
         self.snapshot_generation = snapshot.generation
         self.lent_as_is = snapshot.lent_as_is
         self.pod_group_old_phase.update({job.uid: job.pod_group_state.phase for job in self.jobs.values()})
-        self.node_list = [node for node in snapshot.nodes if node.ready]
-        self.nodes = {node.name: node for node in self.node_list}
+        node_list_seed = self.persistent(NODE_LIST_SEED, NodeListSeed)
+        self.node_list, self.nodes, self._node_rows_changed = open_node_list(
+            node_list_seed, snapshot.nodes, snapshot.generation, snapshot.nodes_changed
+        )
+        self.node_names = node_list_seed.names
         self.queues = snapshot.queues
         self.priority_classes = dict(snapshot.priority_classes)
         self.config_maps = snapshot.config_maps
@@ -290,12 +311,17 @@ class Session(ExtensionPointSpecs):
         open_hyper_nodes(self, snapshot)
         self.opened_nominations = sub_job_nominations(self)
         seed = self.persistent(TOTAL_SEED, TotalResourceSeed)
-        self.total_resource.add(seed.total_of(self.node_list))
+        self.total_resource.add(seed.total_of(self.node_list, self.node_rows_changed_since(seed.generation)))
+        seed.generation = self.snapshot_generation
         extra: set[str] = set()
         for job in touched_jobs(self.jobs.values()):  # a borrowing copy has no pending task
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 extra.update(task.resreq.scalars or ())
-        self.node_table = NodeTable(self.node_list, extra, self.persistent(TABLE_SEED, TableSeed))
+        table_seed = self.persistent(TABLE_SEED, TableSeed)
+        self.node_table = NodeTable(
+            self.node_list, extra, table_seed, self.node_rows_changed_since(table_seed.generation)
+        )
+        table_seed.generation = self.snapshot_generation
 
     def _job_only_keys(self) -> tuple[tuple[Hashable, ...], ...] | None:
         """The ``job_only`` keys of the ``job_valid`` functions consulted, by tier; None when one is
@@ -341,6 +367,15 @@ class Session(ExtensionPointSpecs):
     def get_cycle_state(self, task_uid: str) -> dict[str, Any]:
         """Per-task scratch space shared by extension points in this session (``GetCycleState``)."""
         return self.cycle_states.setdefault(task_uid, {})
+
+    def node_rows_changed_since(self, generation: int) -> list[int] | None:
+        """The rows of ``node_list`` whose node copy is not the one the same row held in the session
+        of snapshot ``generation``, when that is the previous snapshot of this session's source and
+        the node list has the same nodes in the same order; None: not known (a reader compares row
+        by row or rebuilds). See ``framework.node_changes`` for the contract."""
+        if generation > 0 and generation == self.snapshot_generation - 1:
+            return self._node_rows_changed
+        return None
 
     def persistent(self, key: str, factory: Callable[[], T]) -> T:
         """An object owned by the scheduler that outlives this session (e.g. an affinity cache)."""

@@ -60,7 +60,7 @@ def add_cluster_top_hyper_node(ssn: Session) -> None:
     ssn.hyper_nodes[CLUSTER_TOP_HYPERNODE] = top
     ssn.hyper_nodes_set_by_tier[top_tier] = {CLUSTER_TOP_HYPERNODE}
     ssn.real_nodes_list[CLUSTER_TOP_HYPERNODE] = list(ssn.node_list)
-    ssn.real_nodes_set[CLUSTER_TOP_HYPERNODE] = {node.name for node in ssn.node_list}
+    ssn.real_nodes_set[CLUSTER_TOP_HYPERNODE] = set(ssn.node_names)
 
 
 def translate_tier_name(ssn: Session, spec: NetworkTopologySpec | None, owner: str) -> None:

@@ -90,6 +90,36 @@ def _node_used(node: NodeInfo) -> Resource:
     return origin.used if origin is not None and node.version == 0 else node.used
 
 
+class UsedTerms:
+    """The last session's nodes (names, in order) and each one's ``used`` term (``_node_used``), with
+    the snapshot generation they were read at: the next session rereads only the rows whose copy
+    changed (``Session.node_rows_changed_since``)."""
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.names: list[str] = []
+        self.terms: list[object] = []
+
+    def read(self, ssn: Session) -> tuple[list[str], list[object]]:
+        """The session's node names and terms (lists for ``RunningSums.collect``: never changed)."""
+        changed = ssn.node_rows_changed_since(self.generation)
+        self.generation = ssn.snapshot_generation
+        node_list = ssn.node_list
+        if changed is not None and len(self.names) == len(node_list):
+            terms = list(self.terms)
+            for row in changed:
+                terms[row] = _node_used(node_list[row])
+        else:
+            self.names = list(ssn.nodes)
+            terms = list(map(_node_used, ssn.nodes.values()))
+        self.terms = terms
+        return self.names, terms
+
+
+USED_TERMS = "overcommit.used_terms"
+"""``ssn.persistent`` key of the nodes' ``used`` terms (``UsedTerms``)."""
+
+
 def _inqueue_term(job: JobInfo) -> Resource | None:
     """What a job reserves in ``inqueue`` (None: nothing): an Inqueue job its ``minResources``, a
     Running job that reached ``minMember`` the part of them not allocated yet; gated tasks
@@ -175,8 +205,7 @@ class OvercommitPlugin:
         self.overcommit_factor = factor
 
         self.total_resource = ssn.total_resource.clone()
-        nodes = ssn.nodes
-        used = _sum(ssn.persistent(USED_SUMS, _one_field), list(nodes), list(map(_node_used, nodes.values())))
+        used = _sum(ssn.persistent(USED_SUMS, _one_field), *ssn.persistent(USED_TERMS, UsedTerms).read(ssn))
         self.idle_resource = self.total_resource.clone().multi(factor).sub_without_assert(used)
         self.inqueue_resource = _sum(ssn.persistent(INQUEUE_SUMS, _one_field), *_inqueue_terms(ssn))
 

@@ -27,7 +27,6 @@ for the copy too. Nothing else may write them (tests/framework/test_node_copy_on
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from .resource import ZERO, Resource
@@ -35,7 +34,7 @@ from .task_status import TaskStatus
 
 if TYPE_CHECKING:
     from ..cache.objects import Node, Taint
-    from ..node_table import NodeTable
+    from ..node_table import TableLink
     from .task_info import TaskInfo
 
 
@@ -47,6 +46,7 @@ class NodeInfo:
     """Resources and tasks of one node."""
 
     __slots__ = (
+        "_owned_log",
         "_row",
         "_shared",
         "_table",
@@ -84,7 +84,7 @@ class NodeInfo:
         self.others: dict[str, Any] = {}
         self.ready = node is not None and node.is_ready()
         self.not_ready_reason = "" if self.ready else ("UnInitialized" if node is None else "NotReady")
-        self._table: weakref.ReferenceType[NodeTable] | None = None
+        self._table: TableLink | None = None
         """The table of the session holding this node (weakly: a copy the cache lends from session to
         session must not keep the closed sessions' tables, and through them their other copies,
         alive)."""
@@ -97,6 +97,9 @@ class NodeInfo:
         something derived from the node's tasks knows it is still current while this is unchanged."""
         self._shared = False
         """True while the accounting, ``tasks`` and ``others`` are the origin's objects (``_own``)."""
+        self._owned_log: list[str] | None = None
+        """Where a shared copy writes its name when it takes its own state (``_own``): the cluster
+        cache's list of the lent copies changed since its last snapshot (``cache.lending``)."""
 
     @property
     def shares_origin(self) -> bool:
@@ -122,6 +125,8 @@ class NodeInfo:
         self.tasks = dict(self.tasks)
         self.others = _clone_others(self.others)
         self._shared = False
+        if self._owned_log is not None:
+            self._owned_log.append(self.name)
 
     # ------------------------------------------------------------------ views
     def future_idle(self) -> Resource:
@@ -149,14 +154,15 @@ class NodeInfo:
         return len(self.tasks)
 
     # ------------------------------------------------------------------ columnar link
-    def attach(self, table: weakref.ReferenceType[NodeTable], row: int) -> None:
-        """Be row ``row`` of the table ``table`` refers to (its rows go stale on every change)."""
-        self._table = table
+    def attach(self, link: TableLink, row: int) -> None:
+        """Be row ``row`` of the table ``link`` leads to (its rows go stale on every change)."""
+        self._table = link
         self._row = row
 
     def _touch(self) -> None:
-        if self._table is not None:
-            table = self._table()
+        link = self._table
+        if link is not None:
+            table = link.table()
             if table is not None:
                 table.mark_stale(self._row)
 
@@ -238,10 +244,12 @@ class NodeInfo:
         self.remove_task(task)
         self.add_task(task)
 
-    def session_copy(self) -> NodeInfo:
+    def session_copy(self, owned_log: list[str] | None = None) -> NodeInfo:
         """The copy a session gets of a node the cluster cache keeps, copy-on-write: it shares the
         node's allocatable and capacity (which nothing changes) and, until its first change, the
-        accounting, the task dict (of the cache's frozen task copies) and ``others`` (``_own``)."""
+        accounting, the task dict (of the cache's frozen task copies) and ``others`` (``_own``).
+        ``owned_log``: a list the copy appends its name to when it takes its own state (the cache's
+        record of the lent copies a session changed, ``cache.lending``)."""
         twin = NodeInfo.__new__(NodeInfo)
         twin.node = self.node
         twin.name = self.name
@@ -254,6 +262,7 @@ class NodeInfo:
         twin.tasks = self.tasks
         twin.others = self.others
         twin._shared = True
+        twin._owned_log = owned_log
         twin.ready = self.ready
         twin.not_ready_reason = self.not_ready_reason
         twin._table = None
@@ -319,6 +328,7 @@ class NodeInfo:
         twin.origin = None
         twin.version = 0
         twin._shared = False
+        twin._owned_log = None
         return twin
 
     def __repr__(self) -> str:

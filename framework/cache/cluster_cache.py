@@ -128,6 +128,11 @@ class ClusterCache:
         self._job_members: dict[str, dict[str, None]] = {}
         self._member_job: dict[str, str] = {}
         self._job_first: dict[str, str] = {}
+        self._rebuilt_nodes: set[str] = set()
+        """The nodes whose base was rebuilt or dropped since the last snapshot (``cache.lending``)."""
+        self._owned_nodes: list[str] = []
+        """The lent node copies that took their own state since the last snapshot, by name (the
+        copies append to it: ``NodeInfo.session_copy(owned_log=...)``)."""
         """Job UID -> the key of its first pod (in ``pods`` order)."""
         self._job_order: list[str] = []
         self._lent = NOTHING_LENT
@@ -362,6 +367,7 @@ class ClusterCache:
         _replaced(self.nodes, self._seen_nodes, changed_nodes, dirty_nodes)
         _replaced(self.pod_groups, self._seen_pod_groups, changed_groups, dirty_jobs)
         self.last_refresh = (len(dirty_nodes), len(dirty_jobs))
+        self._rebuilt_nodes.update(dirty_nodes)
         if not dirty_nodes and not dirty_jobs:
             return
         for name in dirty_nodes:
@@ -439,7 +445,15 @@ class ClusterCache:
         self._refresh_base()
         facts = self._job_facts
         lent = self._lent
-        node_infos = lent.node_copies(self.nodes, self._base_nodes)
+        node_infos, nodes_changed = lent.node_copies(
+            self.nodes,
+            self._base_nodes,
+            layout=self.nodes.layout(),
+            rebuilt=self._rebuilt_nodes,
+            owned=self._owned_nodes,
+        )
+        self._rebuilt_nodes = set()
+        self._owned_nodes.clear()
         queues = {name: QueueInfo(queue) for name, queue in with_implicit_queues(self.queues).items()}
         classes = PriorityClasses(self.priority_classes).classes
         default_priority = self.default_priority()
@@ -492,7 +506,7 @@ class ClusterCache:
                 job.__class__ = QuietJobInfo
             kept[uid] = job
         topology = self._topology if self._topology is not None else build_topology((), [])
-        self._lent = lending = Lending(kept, node_infos)
+        self._lent = lending = Lending(kept, node_infos, self.nodes.layout())
         self._generation += 1
         return ClusterSnapshot(
             jobs=kept,
@@ -506,6 +520,7 @@ class ClusterCache:
             give_back=lending.give_back,
             generation=self._generation,
             lent_as_is=frozenset(as_is),
+            nodes_changed=nodes_changed,
         )
 
     # ------------------------------------------------------------------ decisions

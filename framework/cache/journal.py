@@ -53,6 +53,12 @@ class Journal(dict[str, V]):
     def has_changes(self) -> bool:
         return bool(self._changed)
 
+    def layout(self) -> tuple[int, int]:
+        """What changes whenever the keys or their order change: a key inserted (new, or deleted and
+        created again) takes the next insertion number, a key deleted makes the journal shorter. Two
+        equal layouts of one journal hold the same keys in the same order."""
+        return (self._next, len(self))
+
     # ------------------------------------------------------------------ staging
     def stage(self) -> Journal[V]:
         """A copy to edit: the same objects and insertion numbers, no recorded changes."""

@@ -40,31 +40,58 @@ if TYPE_CHECKING:
 class Lending:
     """The copies one snapshot lent, and whether its session has given them back."""
 
-    __slots__ = ("jobs", "nodes", "returned")
+    __slots__ = ("jobs", "layout", "nodes", "returned")
 
-    def __init__(self, jobs: dict[str, JobInfo], nodes: dict[str, NodeInfo]) -> None:
+    def __init__(
+        self, jobs: dict[str, JobInfo], nodes: dict[str, NodeInfo], layout: tuple[int, int] | None = None
+    ) -> None:
         self.jobs = jobs
         self.nodes = nodes
+        self.layout = layout
+        """The cache's Node journal's ``layout()`` when the nodes were lent (None: not known)."""
         self.returned = False
 
     def give_back(self) -> None:
         """The borrowing session has closed: its unchanged copies may be lent again."""
         self.returned = True
 
-    def node_copies(self, names: Iterable[str], bases: dict[str, NodeInfo]) -> dict[str, NodeInfo]:
+    def node_copies(
+        self,
+        names: Iterable[str],
+        bases: dict[str, NodeInfo],
+        *,
+        layout: tuple[int, int] | None = None,
+        rebuilt: Iterable[str] = (),
+        owned: list[str] | None = None,
+    ) -> tuple[dict[str, NodeInfo], dict[str, NodeInfo] | None]:
         """The copies of the cache nodes ``names`` (of ``bases``) to lend, by name: for each, the one
-        lent before if unchanged, else a new one."""
-        if not self.returned:
-            return {name: bases[name].session_copy() for name in names}
-        lent = self.nodes
-        copies: dict[str, NodeInfo] = {}
+        lent before if unchanged, else a new one; and the new copies, by name, when every other copy
+        is the one lent before (None: any may differ, the names or their order changed or nothing
+        was given back).
+
+        With ``layout`` (the Node journal's, equal to the one these copies were lent at: the same
+        names in the same order), ``rebuilt`` (the cache nodes rebuilt since) and ``owned`` (the list
+        the lent copies write their name in when they take their own state, ``NodeInfo._own``), a
+        given-back lending finds the changed copies from those two alone, without a pass over every
+        node. New copies write into ``owned``; the caller empties it for the next snapshot."""
+        if self.returned and layout is not None and layout == self.layout:
+            copies = dict(self.nodes)
+            changed = set(rebuilt)
+            if owned:
+                changed.update(owned)
+            changed.intersection_update(copies)
+            fresh = {name: bases[name].session_copy(owned) for name in changed}
+            copies.update(fresh)
+            return copies, fresh
+        lent = self.nodes if self.returned else {}
+        copies = {}
         for name in names:
             base = bases[name]
             copy = lent.get(name)
             if copy is None or not copy.unchanged_copy_of(base):
-                copy = base.session_copy()
+                copy = base.session_copy(owned)
             copies[name] = copy
-        return copies
+        return copies, None
 
     def job_copy(self, uid: str, base: JobInfo) -> JobInfo:
         """The copy of cache job ``base`` to lend: the one lent before as it is (its PodGroup state and

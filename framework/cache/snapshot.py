@@ -43,6 +43,11 @@ class ClusterSnapshot:
     lent again as it was (``cache.lending``: nothing set an attribute of it, it borrows the same
     cache job): what a session computed from such a job alone at open holds for it again
     (``framework.job_values``)."""
+    nodes_changed: dict[str, NodeInfo] | None = None
+    """The copies, by node name, that are not the ones the previous snapshot (number
+    ``generation - 1``) handed out, when ``nodes`` are the same names in the same order as that
+    snapshot's (every other copy is that snapshot's very object, unchanged: ``cache.lending``); None:
+    not known, any may differ (``framework.node_changes``)."""
 
 
 class SnapshotSource(Protocol):

@@ -301,6 +301,8 @@ class ViewSeed:
     def __init__(self) -> None:
         self.valid = False
         self.with_pods = False
+        self.generation = 0
+        """The snapshot generation the seed was last brought up to date at."""
         self.names: list[str] = []
         self.origins: list[NodeInfo | None] = []
         self.objects: list[Node | None] = []
@@ -334,10 +336,30 @@ class ViewSeed:
         self.groups = {}
         self.scorers = {}
 
-    def update(self, nodes: Sequence[NodeInfo], with_pods: bool) -> bool:
+    def update(
+        self, nodes: Sequence[NodeInfo], with_pods: bool, changed_rows: list[int] | None = None
+    ) -> bool:
         """Bring the seed up to date with ``nodes`` (the session's table order), dropping ``groups``
         and ``scorers`` unless every row kept its Node object; return whether the seed's pods are
-        sound (no pod on two nodes; otherwise the caller adds the pods the slow way)."""
+        sound (no pod on two nodes; otherwise the caller adds the pods the slow way).
+        ``changed_rows``: the only rows whose copy may differ from the last update's
+        (``Session.node_rows_changed_since``); None: compare them all."""
+        changed: list[int]
+        if (
+            changed_rows is not None
+            and self.valid
+            and self.with_pods == with_pods
+            and len(nodes) == len(self.names)
+        ):
+            changed = changed_rows
+            objects = self.objects
+            same_objects = all(nodes[row].node is objects[row] for row in changed)
+        else:
+            changed, same_objects = self._compare(nodes, with_pods)
+        return self._redo(nodes, with_pods, changed, same_objects)
+
+    def _compare(self, nodes: Sequence[NodeInfo], with_pods: bool) -> tuple[list[int], bool]:
+        """The rows to redo, row by row, and whether every row kept its Node object."""
         names = [node.name for node in nodes]
         if not self.valid or self.with_pods != with_pods or self.names != names:
             self.reset(names, with_pods)
@@ -348,6 +370,11 @@ class ViewSeed:
             changed = [row for row, node in enumerate(nodes) if not node.unchanged_copy_of(origins[row])]
             objects = self.objects
             same_objects = all(nodes[row].node is objects[row] for row in changed)
+        return changed, same_objects
+
+    def _redo(
+        self, nodes: Sequence[NodeInfo], with_pods: bool, changed: list[int], same_objects: bool
+    ) -> bool:
         if not same_objects:
             self.groups = {}
             self.scorers = {}
@@ -410,7 +437,8 @@ class K8sNodeView:
         of unchanged nodes are taken from the previous session's (``ViewSeed``)."""
         table = ssn.node_table
         seed: ViewSeed = ssn.persistent(_SEED_KEY, ViewSeed)
-        sound = seed.update(table.nodes, with_pods)
+        sound = seed.update(table.nodes, with_pods, ssn.node_rows_changed_since(seed.generation))
+        seed.generation = ssn.snapshot_generation
         view = cls(table, seed.alloc.copy(), seed.requested.copy(), seed.non_zero.copy())
         view._groups = seed.groups
         view.scorers = seed.scorers

@@ -36,7 +36,7 @@ Deliberate differences from Volcano:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -118,13 +118,21 @@ class _FiltersHolder:
         self.objects: list[object] = []
         self.enabled: PredicatesArguments | None = None
         self.filters: _NodeFilters | None = None
+        self.generation = 0
+        """The snapshot generation of the last session that took or kept the filters."""
 
-    def take(self, nodes: Sequence[NodeInfo], enabled: PredicatesArguments) -> _NodeFilters | None:
+    def take(
+        self, nodes: Sequence[NodeInfo], enabled: PredicatesArguments, changed_rows: list[int] | None = None
+    ) -> _NodeFilters | None:
+        """The kept filters if every row has the same name and Node object; ``changed_rows``: the only
+        rows whose copy may differ from the last session's (``Session.node_rows_changed_since``)."""
         if self.filters is None or self.enabled != enabled or len(nodes) != len(self.objects):
             return None
         objects = self.objects
         names = self.names
-        for row, node in enumerate(nodes):
+        rows: Iterable[int] = range(len(nodes)) if changed_rows is None else changed_rows
+        for row in rows:
+            node = nodes[row]
             if node.node is not objects[row] or node.name != names[row]:
                 return None
         return self.filters
@@ -151,11 +159,15 @@ class PredicatesPlugin:
     def on_session_open(self, ssn: Session) -> None:
         self.ssn = ssn
         nodes = ssn.node_table.nodes
-        self.view = PodView(nodes, ssn.persistent(POD_ROWS_SEED, PodRowsSeed))
+        rows_seed = ssn.persistent(POD_ROWS_SEED, PodRowsSeed)
+        self.view = PodView(nodes, rows_seed, ssn.node_rows_changed_since(rows_seed.generation))
+        rows_seed.generation = ssn.snapshot_generation
         self.cache = PredicateCache(len(nodes)) if self.enabled.cache_enable else None
         self._specs: dict[str, PodSpecView] = {}
         self._fresh_states: dict[str, tuple[int, InterPodAffinityState]] = {}
-        kept: _NodeFilters | None = ssn.persistent(NODE_FILTERS_KEY, _FiltersHolder).take(nodes, self.enabled)
+        holder = ssn.persistent(NODE_FILTERS_KEY, _FiltersHolder)
+        kept = holder.take(nodes, self.enabled, ssn.node_rows_changed_since(holder.generation))
+        holder.generation = ssn.snapshot_generation
         if kept is None:
             columns = NodeColumns(nodes)
             kept = _NodeFilters(
@@ -166,7 +178,7 @@ class PredicatesPlugin:
                 reasons=["", node_unschedulable.REASON, node_affinity.REASON],
                 reason_codes={},
             )
-            ssn.persistent(NODE_FILTERS_KEY, _FiltersHolder).keep(nodes, self.enabled, kept)
+            holder.keep(nodes, self.enabled, kept)
         else:
             kept.columns.rebind(nodes)
         self.columns = kept.columns

@@ -83,6 +83,9 @@ class PodRowsSeed:
 
     def __init__(self) -> None:
         self.names: list[str] = []
+        self.row_of: dict[str, int] = {}
+        self.generation = 0
+        """The snapshot generation the rows were last brought up to date at."""
         self.origins: list[NodeInfo | None] = []
         self.rows: list[dict[str, TaskInfo]] = []
         self.count = np.zeros(0, dtype=np.int64)
@@ -91,11 +94,17 @@ class PodRowsSeed:
         self.anti_rows: set[int] = set()
         """The rows whose ``anti`` is not known or not empty (the others have no such pod)."""
 
-    def update(self, nodes: Sequence[NodeInfo]) -> None:
+    def update(self, nodes: Sequence[NodeInfo], changed_rows: list[int] | None = None) -> None:
+        """Bring the rows up to date with ``nodes``. ``changed_rows``: the only rows whose copy may
+        differ from the last update's (``Session.node_rows_changed_since``); None: compare them all."""
+        if changed_rows is not None and len(nodes) == len(self.names):
+            self._redo(nodes, changed_rows)
+            return
         names = [node.name for node in nodes]
         if names != self.names:
             size = len(names)
             self.names = names
+            self.row_of = {name: row for row, name in enumerate(names)}
             self.origins = [None] * size
             self.rows = [{} for _ in range(size)]
             self.count = np.zeros(size, dtype=np.int64)
@@ -105,6 +114,9 @@ class PodRowsSeed:
         else:
             origins = self.origins
             changed = [row for row, node in enumerate(nodes) if not node.unchanged_copy_of(origins[row])]
+        self._redo(nodes, changed)
+
+    def _redo(self, nodes: Sequence[NodeInfo], changed: Iterable[int]) -> None:
         for row in changed:
             node = nodes[row]
             pods = {task.uid: task for task in node.tasks.values()}
@@ -130,21 +142,30 @@ POD_ROWS_SEED = "predicates.pod_rows"
 class PodView:
     """Pods per node as the Kubernetes filters see them during one session."""
 
-    def __init__(self, nodes: Sequence[NodeInfo], seed: PodRowsSeed | None = None) -> None:
-        self.names = [node.name for node in nodes]
+    def __init__(
+        self,
+        nodes: Sequence[NodeInfo],
+        seed: PodRowsSeed | None = None,
+        changed_rows: list[int] | None = None,
+    ) -> None:
+        """``seed``: the previous session's rows, shared for unchanged nodes; ``changed_rows``: the only
+        rows whose copy may differ from the seed's last update (``PodRowsSeed.update``)."""
         self._seed = seed
-        self.row_of = {node.name: row for row, node in enumerate(nodes)}
         self.pods: list[dict[str, TaskInfo]]
         if seed is None:
+            self.names = [node.name for node in nodes]
+            self.row_of = {node.name: row for row, node in enumerate(nodes)}
             self.pods = [{task.uid: task for task in node.tasks.values()} for node in nodes]
             self.count = np.fromiter((len(pods) for pods in self.pods), dtype=np.int64, count=len(self.pods))
-            self._shared: set[int] = set()
         else:
-            seed.update(nodes)
+            seed.update(nodes, changed_rows)
+            self.names = seed.names  # neither is ever changed
+            self.row_of = seed.row_of
             self.pods = list(seed.rows)
             self.count = seed.count.copy()
-            self._shared = set(range(len(self.pods)))
-            """Rows whose dict is still the seed's (copied before the first change)."""
+        self._owned: set[int] = set()
+        """With a seed, the rows whose dict is the view's own (copied before its first change); every
+        other row's is still the seed's. Without one, every row's is the view's own."""
         self.version = 0
         self._records: dict[str, PodRecord] = {}
         self._signatures: dict[Signature, dict[int, int]] | None = None
@@ -155,8 +176,8 @@ class PodView:
 
     def _row(self, row: int) -> dict[str, TaskInfo]:
         """The row's dict, to change: the view's own."""
-        if row in self._shared:
-            self._shared.discard(row)
+        if self._seed is not None and row not in self._owned:
+            self._owned.add(row)
             self.pods[row] = dict(self.pods[row])
         return self.pods[row]
 
@@ -244,16 +265,18 @@ class PodView:
             self._anti = {}
             seed = self._seed
             rows: Iterable[int] = range(len(self.pods))
+            owned = self._owned
             if seed is not None:
                 # a shared row whose records the seed knows to be none has nothing to add
-                rows = sorted((set(rows) - self._shared) | (seed.anti_rows & self._shared))
+                rows = sorted(owned | seed.anti_rows)
             for row in rows:
                 pods = self.pods[row]
-                known = seed.anti[row] if seed is not None and row in self._shared else None
+                shared = seed is not None and row not in owned
+                known = seed.anti[row] if seed is not None and shared else None
                 if known is None:
                     records = [self.record(task) for task in pods.values() if _has_anti_affinity(task)]
                     known = [record for record in records if record.anti_terms]
-                    if seed is not None and row in self._shared:
+                    if seed is not None and shared:
                         seed.know_anti(row, known)
                 for record in known:
                     self._anti[record.uid] = (row, record)

@@ -32,8 +32,8 @@ members in session order, each member's names in its own order); ``max_task_num`
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from itertools import chain, compress, count
-from operator import is_not
+from itertools import chain, compress, count, repeat
+from operator import attrgetter, is_not, ne, or_
 
 from fumarole.framework.api.resource import Resource
 
@@ -89,6 +89,12 @@ class _Term:
         self.ints: tuple[_Ints, ...] | None = tuple(ints) if exact else None
         names = tuple(tuple(resource.scalars) if resource.scalars else () for resource in fields)
         self.names: tuple[tuple[str, ...], ...] | None = names if any(names) else None
+
+
+_NO_TERM = _Term(object(), (), ())
+"""The term ``collect`` compares a new member's key and groups with (its key is no one's)."""
+_key_of = attrgetter("key")
+_groups_of = attrgetter("groups")
 
 
 class _FieldSum:
@@ -217,6 +223,11 @@ class RunningSums:
         these, in C, before looking at any member)."""
         self.last_changed = 0
         """How many members the last ``collect`` (re)computed or dropped (tests, profiling)."""
+        self._groups_seen: dict[Hashable, None] | None = None
+        """The groups of the last ``collect``'s members in order (the same while its groups are)."""
+        self._orders: dict[Hashable, list[dict[str, None]]] | None = None
+        """The last ``collect``'s scalar orders (None: none kept): the next one takes them over when its
+        members and groups are the same and no changed member's scalar names changed."""
         self._interned: dict[tuple[Hashable, ...], tuple[Hashable, ...]] = {}
 
     def interned(self, groups: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
@@ -238,12 +249,14 @@ class RunningSums:
             if not found.members:
                 del self._sums[group]
 
-    def _replace(self, member: Hashable, key: object, groups: tuple[Hashable, ...], fields: _Fields) -> None:
+    def _replace(self, member: Hashable, key: object, groups: tuple[Hashable, ...], fields: _Fields) -> bool:
+        """Put the member's new term in place of its old one; whether its scalar names stayed."""
         old = self._terms.get(member)
         if old is not None:
             self._apply(old, -1)
         term = self._terms[member] = _Term(key, groups, fields(key))
         self._apply(term, +1)
+        return old is not None and old.names == term.names
 
     def collect(
         self,
@@ -263,29 +276,50 @@ class RunningSums:
         more in a field takes a pass over its members for the order of its names."""
         last_members, last_keys, last_groups = self._last
         changed = 0
-        if members == last_members and groups == last_groups:
+        same_names = False
+        same_groups = groups == last_groups
+        if same_groups and members == last_members:
+            same_names = True
             for index in compress(count(), map(is_not, keys, last_keys)):
                 changed += 1
-                self._replace(members[index], keys[index], groups[index], fields)
+                if not self._replace(members[index], keys[index], groups[index], fields):
+                    same_names = False
         else:
+            if not len(members) == len(keys) == len(groups):
+                raise ValueError("collect: members, keys and groups differ in length")
             terms = self._terms
-            for member, key, where in zip(members, keys, groups, strict=True):
-                term = terms.get(member)
-                if term is None or term.key is not key or term.groups != where:
-                    changed += 1
-                    self._replace(member, key, where, fields)
+            # each member's last term (a stand-in for a new one), compared in C: key by identity,
+            # groups by equality
+            found = list(map(terms.get, members, repeat(_NO_TERM)))
+            differs = map(
+                or_,
+                map(is_not, keys, map(_key_of, found)),
+                map(ne, groups, map(_groups_of, found)),
+            )
+            for index in compress(count(), differs):
+                changed += 1
+                self._replace(members[index], keys[index], groups[index], fields)
             if len(terms) != len(members):
-                listed = set(members)
-                for member in [member for member in terms if member not in listed]:
+                gone = set(terms).difference(members)
+                for member in list(filter(gone.__contains__, terms)):
                     changed += 1
                     self._apply(terms.pop(member), -1)
         self._last = (members, keys, groups)
         self.last_changed = changed
-        groups_seen = dict.fromkeys(chain.from_iterable(groups))
+        if not same_groups or self._groups_seen is None:
+            self._groups_seen = dict.fromkeys(chain.from_iterable(groups))
+        groups_seen = self._groups_seen
+        if same_names and self._orders is not None:
+            # the same members in the same groups with the same scalar names in the same order: the
+            # first appearance of each name is where it was
+            return Totals(groups_seen, self._orders, self._sums, self.width)
         orders: dict[Hashable, list[dict[str, None]]] = {
             group: [{} for _ in range(self.width)] for group in groups_seen if not self._sums[group].ordered()
         }
+        self._orders = orders
         if orders:
+            # names still to place: the pass stops once every name of every such group is placed
+            missing = sum(len(counts) for group in orders for counts in self._sums[group].names)
             terms = self._terms
             for member, where in zip(members, groups, strict=True):
                 names = terms[member].names
@@ -297,5 +331,9 @@ class RunningSums:
                         continue
                     for field_order, field_names in zip(order, names, strict=True):
                         for name in field_names:
-                            field_order.setdefault(name)
+                            if name not in field_order:
+                                field_order[name] = None
+                                missing -= 1
+                if not missing:
+                    break
         return Totals(groups_seen, orders, self._sums, self.width)

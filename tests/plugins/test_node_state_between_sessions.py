@@ -1,10 +1,12 @@
-"""The node table, nodeorder and predicates keep per-node state from one session to the next (issue
-13): the rows of unchanged nodes (``node_table.TableSeed``, ``nodeorder.state.ViewSeed``,
-``predicates.pod_view.PodRowsSeed``) and what derives from the Node objects alone while none
-changed (the taint and image scorers, the predicates' node columns and stable codes). A change to
-one node must be seen by the next session exactly as a scheduler that never ran a session sees it:
-the table's numbers, every score, every predicate status, before and after a placement in the
-session.
+"""The node table, nodeorder, predicates and overcommit keep per-node state from one session to the
+next (issue 13): the rows of unchanged nodes (``node_table.TableSeed``, ``nodeorder.state.ViewSeed``,
+``predicates.pod_view.PodRowsSeed``, overcommit's ``UsedTerms``) and what derives from the Node
+objects alone while none changed (the taint and image scorers, the predicates' node columns and
+stable codes, the session's total). Since the snapshot names the node copies it did not lend again
+(``ClusterSnapshot.nodes_changed``), they redo only the rows the session says changed
+(``Session.node_rows_changed_since``). A change to one node must be seen by the next session exactly
+as a scheduler that never ran a session sees it: the node list, the table's numbers, every score,
+every predicate status, overcommit's sums, before and after a placement in the session.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ CONF = SchedulerConf.model_validate(
                 "plugins": [
                     {"name": "predicates", "arguments": {"predicate.CacheEnable": True}},
                     {"name": "nodeorder", "arguments": ALL_WEIGHTS},
+                    {"name": "overcommit"},
                 ]
             }
         ],
@@ -172,8 +175,12 @@ def answers(ssn: Session) -> dict[str, Any]:
     predicates = ssn.plugins["predicates"]
     rows = np.arange(len(ssn.node_table), dtype=np.int64)
     table = ssn.node_table
+    overcommit = ssn.plugins["overcommit"]
     out: dict[str, Any] = {
         "nodes": list(table.names),
+        "node list": [(node.name, node.ready) for node in ssn.node_list],
+        "total": str(ssn.total_resource),
+        "overcommit": (str(overcommit.idle_resource), str(overcommit.inqueue_resource)),
         "table": [table.resources, table.pod_count.tolist()]
         + [
             table.matrix(which).tolist()
@@ -251,6 +258,16 @@ def unschedulable(n: Node) -> Node:
     return n.model_copy(update={"spec": n.spec.model_copy(update={"unschedulable": True})})
 
 
+def ready(status: str) -> Callable[[Node], Node]:
+    def change(n: Node) -> Node:
+        condition = type(n.status).model_validate({"conditions": [{"type": "Ready", "status": status}]})
+        return n.model_copy(
+            update={"status": n.status.model_copy(update={"conditions": condition.conditions})}
+        )
+
+    return change
+
+
 CHANGES: dict[str, Callable[[ClusterCache], None]] = {
     "nothing": lambda cache: None,
     "labels": lambda cache: replace_node(cache, "n0", relabel),
@@ -268,6 +285,8 @@ CHANGES: dict[str, Callable[[ClusterCache], None]] = {
     "pod with terms deleted": lambda cache: cache.delete("Pod", f"{NAMESPACE}/web-b-0"),
     "node added": lambda cache: cache.put(node(5, zone="a", images=("db:2",))),
     "node deleted": lambda cache: cache.delete("Node", "n1"),
+    "not ready": lambda cache: replace_node(cache, "n3", ready("False")),
+    "ready again": lambda cache: replace_node(cache, "n3", ready("True")),
 }
 
 
@@ -280,7 +299,7 @@ def test_a_change_to_one_node_is_seen_as_a_fresh_scheduler_sees_it(change: str) 
     CHANGES[change](cache)
     after = session_answers(kept)
     assert after == session_answers(Scheduler(CONF, cache.fresh_copy(), settings=Settings(observers=False)))
-    if change != "nothing":
+    if change not in ("nothing", "ready again"):  # n3 is ready to begin with
         assert after != first
 
 
