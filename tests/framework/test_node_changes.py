@@ -171,3 +171,14 @@ def test_a_journal_s_layout_changes_with_its_keys_or_their_order(
     before = journal.layout()
     steps(journal)
     assert (journal.layout() != before) is layout_changed
+
+
+def test_node_copies_compare_by_identity() -> None:
+    """The node table compares node lists with ``==`` to find the very same copies (in C): that holds
+    only while ``NodeInfo`` keeps the identity equality of ``object``."""
+    from fumarole.framework.api.node_info import NodeInfo
+
+    node = NodeInfo(build_node("n0", {"cpu": "8"}))
+    assert node == node
+    assert node != node.clone()
+    assert [node] != [node.session_copy()]
