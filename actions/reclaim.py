@@ -111,7 +111,7 @@ class ReclaimAction:
         self, ssn: Session, stmt: Statement, task: TaskInfo, job: JobInfo, error_cache: bool
     ) -> None:
         nodes = ssn.filter_out_unschedulable_and_unresolvable_nodes_for_task(task)
-        rows = ssn.node_table.rows_of(nodes) if nodes is not ssn.node_list else ssn.node_table.all_rows
+        rows = ssn.node_table.rows_of(nodes)
         helper = PredicateHelper(ssn, error_cache=error_cache)
         feasible, _ = helper.predicate_nodes(
             task, np.asarray(rows), PredicateMode.PREEMPT, check_future_idle=False

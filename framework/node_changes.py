@@ -12,14 +12,25 @@ open, a scheduler that skipped a snapshot of its cache) it builds the list in fu
 Contract for a reader that keeps state per row between sessions (``Session.node_rows_changed_since``):
 remember the snapshot generation the state was last brought up to date at; if the session's
 answer for that generation is a list, every row not in it holds the very node copy it held then,
-unchanged; None means rebuild (or compare row by row).
+unchanged; None means rebuild (or compare row by row). ``Session.node_rows_to_redo(reader)`` does
+both for a reader with a ``generation`` attribute (``NodeRowsReader``) that brings its rows up to date
+at once.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Protocol
 
 from .api.node_info import NodeInfo
+
+
+class NodeRowsReader(Protocol):
+    """State kept per node row between sessions: the snapshot generation it was last brought up to
+    date at (``Session.node_rows_to_redo`` reads and advances it)."""
+
+    generation: int
+
 
 NODE_LIST_SEED = "session.node_list"
 """``Session.persistent`` key of the previous session's node list (``NodeListSeed``)."""

@@ -152,17 +152,14 @@ class NodeTable:
         self._sums: dict[str, tuple[np.ndarray, set[int], Callable[[TaskInfo], bool]]] = {}
         self._sums_stale: list[set[int]] = []
         self._row_caches: dict[str, dict[int, object]] = {}
-        to_write: Iterable[int]
+        to_write: Iterable[int] = range(len(self.nodes))
         if fast:
             assert changed_rows is not None
-            every = list(range(len(self.nodes)))
-            to_write = changed_rows if self._copy_rows(seed, every) else every
-        else:
-            copied = self._copy_rows(seed, kept)
-            if len(copied) < len(self.nodes):
-                to_write = [row for row in range(len(self.nodes)) if row not in copied]
-            else:
-                to_write = ()
+            if self._copy_rows(seed, None):
+                to_write = changed_rows
+        elif self._copy_rows(seed, kept):
+            copied = set(kept)
+            to_write = [row for row in to_write if row not in copied] if len(copied) < len(self.nodes) else ()
         if fast and seed is not None and seed.link is not None:
             # the unchanged copies are the last table's at the same rows, attached to its link
             assert changed_rows is not None
@@ -204,19 +201,20 @@ class NodeTable:
         keep = set(kept)
         return all(self.nodes[row].node is old[row].node for row in range(len(self.nodes)) if row not in keep)
 
-    def _copy_rows(self, seed: TableSeed | None, rows: list[int]) -> set[int]:
-        """Copy the kept rows from the seed's arrays instead of writing them one by one."""
-        if seed is None or seed.resources != self.resources or not rows:
-            return set()
+    def _copy_rows(self, seed: TableSeed | None, rows: list[int] | None) -> bool:
+        """Copy the kept rows (None: every row) from the seed's arrays instead of writing them one by
+        one; False when nothing could be copied (no seed, other columns, no row)."""
+        if seed is None or seed.resources != self.resources or rows == []:
+            return False
         names = ("allocatable", "idle", "used", "releasing", "pipelined", "pod_count")
-        if len(rows) == len(self.nodes):
+        if rows is None or len(rows) == len(self.nodes):
             for name in names:
                 getattr(self, name)[:] = getattr(seed, name)
         else:
             index = np.asarray(rows, dtype=np.int64)
             for name in names:
                 getattr(self, name)[index] = getattr(seed, name)[index]
-        return set(rows)
+        return True
 
     def __len__(self) -> int:
         return len(self.nodes)

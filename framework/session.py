@@ -51,7 +51,7 @@ from .extension_points import ExtensionPointSpecs
 from .interface import Event, EventHandler, Plugin
 from .job_updater import update_all_jobs
 from .job_values import JobValues
-from .node_changes import NODE_LIST_SEED, NodeListSeed, open_node_list
+from .node_changes import NODE_LIST_SEED, NodeListSeed, NodeRowsReader, open_node_list
 from .node_table import NodeTable, TableSeed
 from .nominations import record_nominations, sub_job_nominations
 from .registry import LoadedPlugin, Registry
@@ -311,17 +311,13 @@ class Session(ExtensionPointSpecs):
         open_hyper_nodes(self, snapshot)
         self.opened_nominations = sub_job_nominations(self)
         seed = self.persistent(TOTAL_SEED, TotalResourceSeed)
-        self.total_resource.add(seed.total_of(self.node_list, self.node_rows_changed_since(seed.generation)))
-        seed.generation = self.snapshot_generation
+        self.total_resource.add(seed.total_of(self.node_list, self.node_rows_to_redo(seed)))
         extra: set[str] = set()
         for job in touched_jobs(self.jobs.values()):  # a borrowing copy has no pending task
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 extra.update(task.resreq.scalars or ())
         table_seed = self.persistent(TABLE_SEED, TableSeed)
-        self.node_table = NodeTable(
-            self.node_list, extra, table_seed, self.node_rows_changed_since(table_seed.generation)
-        )
-        table_seed.generation = self.snapshot_generation
+        self.node_table = NodeTable(self.node_list, extra, table_seed, self.node_rows_to_redo(table_seed))
 
     def _job_only_keys(self) -> tuple[tuple[Hashable, ...], ...] | None:
         """The ``job_only`` keys of the ``job_valid`` functions consulted, by tier; None when one is
@@ -376,6 +372,13 @@ class Session(ExtensionPointSpecs):
         if generation > 0 and generation == self.snapshot_generation - 1:
             return self._node_rows_changed
         return None
+
+    def node_rows_to_redo(self, reader: NodeRowsReader) -> list[int] | None:
+        """``node_rows_changed_since(reader.generation)``, and ``reader.generation`` advanced to this
+        session's snapshot: for per-row state that the caller brings up to date now."""
+        rows = self.node_rows_changed_since(reader.generation)
+        reader.generation = self.snapshot_generation
+        return rows
 
     def persistent(self, key: str, factory: Callable[[], T]) -> T:
         """An object owned by the scheduler that outlives this session (e.g. an affinity cache)."""

@@ -102,8 +102,7 @@ class UsedTerms:
 
     def read(self, ssn: Session) -> tuple[list[str], list[object]]:
         """The session's node names and terms (lists for ``RunningSums.collect``: never changed)."""
-        changed = ssn.node_rows_changed_since(self.generation)
-        self.generation = ssn.snapshot_generation
+        changed = ssn.node_rows_to_redo(self)
         node_list = ssn.node_list
         if changed is not None and len(self.names) == len(node_list):
             terms = list(self.terms)

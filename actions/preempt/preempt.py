@@ -201,7 +201,7 @@ class PreemptAction:
         if ssn.pre_predicate(preemptor) is not None:
             return False
         nodes = ssn.filter_out_unschedulable_and_unresolvable_nodes_for_task(preemptor)
-        rows = ssn.node_table.rows_of(nodes) if nodes is not ssn.node_list else ssn.node_table.all_rows
+        rows = ssn.node_table.rows_of(nodes)
         feasible, _ = helper.predicate_nodes(
             preemptor, np.asarray(rows), PredicateMode.PREEMPT, check_future_idle=False
         )

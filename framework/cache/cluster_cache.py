@@ -128,12 +128,12 @@ class ClusterCache:
         self._job_members: dict[str, dict[str, None]] = {}
         self._member_job: dict[str, str] = {}
         self._job_first: dict[str, str] = {}
+        """Job UID -> the key of its first pod (in ``pods`` order)."""
         self._rebuilt_nodes: set[str] = set()
         """The nodes whose base was rebuilt or dropped since the last snapshot (``cache.lending``)."""
         self._owned_nodes: list[str] = []
         """The lent node copies that took their own state since the last snapshot, by name (the
         copies append to it: ``NodeInfo.session_copy(owned_log=...)``)."""
-        """Job UID -> the key of its first pod (in ``pods`` order)."""
         self._job_order: list[str] = []
         self._lent = NOTHING_LENT
         """The copies the last snapshot lent (``cache.lending``)."""

@@ -437,8 +437,7 @@ class K8sNodeView:
         of unchanged nodes are taken from the previous session's (``ViewSeed``)."""
         table = ssn.node_table
         seed: ViewSeed = ssn.persistent(_SEED_KEY, ViewSeed)
-        sound = seed.update(table.nodes, with_pods, ssn.node_rows_changed_since(seed.generation))
-        seed.generation = ssn.snapshot_generation
+        sound = seed.update(table.nodes, with_pods, ssn.node_rows_to_redo(seed))
         view = cls(table, seed.alloc.copy(), seed.requested.copy(), seed.non_zero.copy())
         view._groups = seed.groups
         view.scorers = seed.scorers

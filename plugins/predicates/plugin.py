@@ -160,14 +160,12 @@ class PredicatesPlugin:
         self.ssn = ssn
         nodes = ssn.node_table.nodes
         rows_seed = ssn.persistent(POD_ROWS_SEED, PodRowsSeed)
-        self.view = PodView(nodes, rows_seed, ssn.node_rows_changed_since(rows_seed.generation))
-        rows_seed.generation = ssn.snapshot_generation
+        self.view = PodView(nodes, rows_seed, ssn.node_rows_to_redo(rows_seed))
         self.cache = PredicateCache(len(nodes)) if self.enabled.cache_enable else None
         self._specs: dict[str, PodSpecView] = {}
         self._fresh_states: dict[str, tuple[int, InterPodAffinityState]] = {}
         holder = ssn.persistent(NODE_FILTERS_KEY, _FiltersHolder)
-        kept = holder.take(nodes, self.enabled, ssn.node_rows_changed_since(holder.generation))
-        holder.generation = ssn.snapshot_generation
+        kept = holder.take(nodes, self.enabled, ssn.node_rows_to_redo(holder))
         if kept is None:
             columns = NodeColumns(nodes)
             kept = _NodeFilters(
