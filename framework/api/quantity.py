@@ -145,12 +145,27 @@ def _check_resource(name: str, raw: object) -> Fraction:
 
 def value(raw: object) -> int:
     """``Quantity.Value()``: the integer value, rounded up."""
-    return math.ceil(parse_quantity(raw))
+    if type(raw) in _REMEMBERED_TYPES:
+        return _remembered_value(raw)
+    return math.ceil(_parse_quantity(raw))
 
 
 def milli_value(raw: object) -> int:
     """``Quantity.MilliValue()``: the value in thousandths, rounded up."""
-    return math.ceil(parse_quantity(raw) * 1000)
+    if type(raw) in _REMEMBERED_TYPES:
+        return _remembered_milli_value(raw)
+    return math.ceil(_parse_quantity(raw) * 1000)
+
+
+# the rounding too is remembered: the arithmetic on a ``Fraction`` costs more than the parse's lookup
+@functools.lru_cache(maxsize=QUANTITIES_REMEMBERED, typed=True)
+def _remembered_value(raw: object) -> int:
+    return math.ceil(_remembered_quantity(raw))
+
+
+@functools.lru_cache(maxsize=QUANTITIES_REMEMBERED, typed=True)
+def _remembered_milli_value(raw: object) -> int:
+    return math.ceil(_remembered_quantity(raw) * 1000)
 
 
 def format_quantity(name: str, amount: float) -> str:

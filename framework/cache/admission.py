@@ -39,6 +39,7 @@ are an error naming both (the API server refuses the second).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 
 from ..api.task_info import is_pod_level_resource
@@ -52,7 +53,9 @@ SYSTEM_PRIORITY_CLASSES = {"system-node-critical": 2_000_001_000, "system-cluste
 and ``SystemCriticalPriority``."""
 
 
+@functools.cache
 def system_priority_class(name: str) -> PriorityClass:
+    """The built-in class ``name``, built once and shared by every snapshot (never change it)."""
     return PriorityClass.model_validate(
         {
             "apiVersion": PriorityClass.API_VERSION,

@@ -16,7 +16,8 @@ the pod going away after its grace period) is the world's business: the in-memor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import operator
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..decisions import CycleDecisions, PodGroupPhase
@@ -24,20 +25,21 @@ if TYPE_CHECKING:
     from .objects import PodGroup
 
 
-def _condition_key(condition: Any) -> tuple[str, str, str, str]:
-    return (condition.type, condition.status, condition.reason, condition.message)
+_condition_key = operator.attrgetter("type", "status", "reason", "message")
+"""What ``isPodGroupStatusUpdated`` compares of a condition (not its transition ID nor time)."""
 
 
 def _status_changed(pg: PodGroup, state: PodGroupPhase) -> bool:
     status = pg.status
-    if (status.phase, status.running, status.succeeded, status.failed) != (
-        state.phase,
-        state.running,
-        state.succeeded,
-        state.failed,
+    if (
+        status.phase != state.phase
+        or status.running != state.running
+        or status.succeeded != state.succeeded
+        or status.failed != state.failed
     ):
         return True
-    return [_condition_key(c) for c in status.conditions] != [_condition_key(c) for c in state.conditions]
+    old, new = status.conditions, state.conditions
+    return len(old) != len(new) or list(map(_condition_key, old)) != list(map(_condition_key, new))
 
 
 def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float = 0.0) -> None:

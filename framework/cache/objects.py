@@ -421,8 +421,38 @@ class Pod(KubeObject):
         """The pod's resource request incl. ``pods: 1``; computed once per object (do not mutate)."""
         return self._request.clone()
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """As ``KubeObject.model_copy``, but a shallow copy that still holds the very objects the
+        request is computed from keeps the computed request (binding, starting or deleting a pod
+        does not parse its containers again)."""
+        twin = super().model_copy(update=update, deep=deep)
+        request = self.__dict__.get("_request")
+        if request is not None and not deep and _same_request_inputs(self, twin):
+            twin.__dict__["_request"] = request
+        return twin
+
     def images(self) -> list[str]:
         return [c.image for c in self.spec.containers if c.image]
+
+
+def _same_request_inputs(pod: Pod, twin: Pod) -> bool:
+    """Whether ``twin`` holds, by identity, every part of ``pod`` that ``pod_request`` reads: the
+    containers, init containers, pod-level resources and overhead, the container statuses (in-place
+    resize) and the conditions (``PodResizePending``)."""
+    spec, twin_spec = pod.spec, twin.spec
+    if spec is not twin_spec and not (
+        spec.containers is twin_spec.containers
+        and spec.init_containers is twin_spec.init_containers
+        and spec.resources is twin_spec.resources
+        and spec.overhead is twin_spec.overhead
+    ):
+        return False
+    status, twin_status = pod.status, twin.status
+    return status is twin_status or (
+        status.container_statuses is twin_status.container_statuses
+        and status.init_container_statuses is twin_status.init_container_statuses
+        and status.conditions is twin_status.conditions
+    )
 
 
 # ---------------------------------------------------------------------------------------- Node

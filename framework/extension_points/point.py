@@ -109,6 +109,7 @@ class BoundPoint(Generic[P, R, A]):
         self.more: dict[str, list[Callable[P, R]]] = {}
         self.batch: dict[str, Callable[..., Any]] = {}
         self._resolved: list[list[Callable[P, R]]] | None = None
+        self._plugins: list[list[str]] | None = None
         strict = spec.rule is TIER_INTERSECTION and host.strict_eviction_voting
         self._rule: VotingRule[Any] = STRICT_TIER_INTERSECTION if strict else spec.rule
 
@@ -131,22 +132,26 @@ class BoundPoint(Generic[P, R, A]):
         return owner
 
     def _changed(self) -> None:
-        self._resolved = None
+        self._resolved = self._plugins = None
         if self.spec.batch_variant is not None:
             self.host.__dict__.pop(self.spec.batch_variant.name, None)
 
     def plugins(self) -> list[list[str]]:
-        """Names of the plugins consulted, by tier: registered (either form) and flag on."""
-        flags = self.spec.flags
-        return [
-            [
-                option.name
-                for option in tier.plugins
-                if (option.name in self.scalar or option.name in self.batch)
-                and (not flags or any(option.is_enabled(flag) for flag in flags))
+        """Names of the plugins consulted, by tier: registered (either form) and flag on (worked out
+        again after a registration only: the tiers and their flags are the session's, fixed; the list is
+        shared, read it only)."""
+        if self._plugins is None:
+            flags = self.spec.flags
+            self._plugins = [
+                [
+                    option.name
+                    for option in tier.plugins
+                    if (option.name in self.scalar or option.name in self.batch)
+                    and (not flags or any(option.is_enabled(flag) for flag in flags))
+                ]
+                for tier in self.host.tiers
             ]
-            for tier in self.host.tiers
-        ]
+        return self._plugins
 
     def enabled(self) -> list[list[Callable[P, R]]]:
         """The scalar functions consulted, by tier (batch-only plugins adapted)."""

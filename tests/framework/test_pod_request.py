@@ -191,3 +191,58 @@ INFEASIBLE = {
 )
 def test_pod_request(obj: Pod, expected: Resource) -> None:
     assert pod_request(obj) == expected
+
+
+def _with(obj: Pod, part: str, **update: Any) -> Pod:
+    return obj.model_copy(update={part: getattr(obj, part).model_copy(update=update)})
+
+
+_RESIZABLE = pod([container("c1", "500m", "512Mi")], status=RESIZED)
+
+
+@pytest.mark.parametrize(
+    ("copy", "kept", "expected"),
+    [
+        pytest.param(lambda p: _with(p, "spec", node_name="n1"), True, res(1000, GI), id="bound"),
+        pytest.param(lambda p: _with(p, "status", phase="Running"), True, res(1000, GI), id="started"),
+        pytest.param(
+            lambda p: _with(p, "metadata", deletion_timestamp=1.0), True, res(1000, GI), id="being-deleted"
+        ),
+        pytest.param(
+            lambda p: _with(
+                p,
+                "spec",
+                containers=[
+                    Pod.model_validate(
+                        {"metadata": {"name": "x"}, "spec": {"containers": [container("c1", "2", "1Gi")]}}
+                    ).spec.containers[0]
+                ],
+            ),
+            False,
+            res(2000, GI),
+            id="containers-replaced",
+        ),
+        pytest.param(
+            lambda p: _with(p, "spec", overhead={"cpu": "1"}), False, res(2000, GI), id="overhead-set"
+        ),
+        pytest.param(
+            lambda p: _with(p, "status", container_statuses=[]), False, res(500, 512 * MI), id="resize-done"
+        ),
+        pytest.param(
+            lambda p: _with(p, "status", conditions=pod([], status=INFEASIBLE).status.conditions),
+            False,
+            res(1000, GI),
+            id="resize-infeasible",
+        ),
+        pytest.param(lambda p: p.model_copy(deep=True), False, res(1000, GI), id="deep-copy"),
+    ],
+)
+def test_a_copy_keeps_the_request_while_its_inputs_are_the_same_objects(
+    copy: Any, kept: bool, expected: Resource
+) -> None:
+    original = _RESIZABLE.model_copy()
+    assert original.request() == res(1000, GI)  # computed (the resized status counts)
+    twin = copy(original)
+    assert ("_request" in twin.__dict__) is kept
+    assert twin.request() == expected
+    assert twin.request() == pod_request(twin)
