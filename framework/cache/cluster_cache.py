@@ -43,6 +43,7 @@ PodGroup statuses are written; the next snapshot sees them.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -127,8 +128,11 @@ class ClusterCache:
         self._node_members: dict[str, dict[str, None]] = {}
         self._job_members: dict[str, dict[str, None]] = {}
         self._member_job: dict[str, str] = {}
-        self._job_first: dict[str, str] = {}
-        """Job UID -> the key of its first pod (in ``pods`` order)."""
+        self._job_first: dict[str, int] = {}
+        """Job UID -> the insertion number of its first pod (``pods.seq``)."""
+        self._jobs_by_first: list[tuple[int, str]] = []
+        """``(insertion number of its first pod, UID)`` of every job with pods, sorted: the jobs'
+        order, kept up to date job by job (the numbers are distinct: a pod is one job's)."""
         self._rebuilt_nodes: set[str] = set()
         """The nodes whose base was rebuilt or dropped since the last snapshot (``cache.lending``)."""
         self._owned_nodes: list[str] = []
@@ -370,6 +374,8 @@ class ClusterCache:
         self._rebuilt_nodes.update(dirty_nodes)
         if not dirty_nodes and not dirty_jobs:
             return
+        # the order of first pods is kept up to date job by job while few jobs changed, else sorted
+        by_first = self._jobs_by_first if len(dirty_jobs) <= _JOBS_MOVED_ONE_BY_ONE else None
         for name in dirty_nodes:
             members = node_members.get(name)
             if members is not None and not members:
@@ -394,7 +400,7 @@ class ClusterCache:
             if members is None and pg is None:
                 self._base_jobs.pop(uid, None)
                 self._job_facts.pop(uid, None)
-                self._job_first.pop(uid, None)
+                self._unlist_first(uid, by_first)
                 continue
             job = JobInfo(uid)
             ordered = sorted(members or (), key=position.__getitem__)
@@ -405,15 +411,26 @@ class ClusterCache:
             job.remember_topology()
             self._base_jobs[uid] = job
             self._job_facts[uid] = (job, job.queue, pg.spec.priority_class_name if pg is not None else None)
+            self._unlist_first(uid, by_first)
             if ordered:
-                self._job_first[uid] = ordered[0]
-            else:
-                self._job_first.pop(uid, None)
+                at = self._job_first[uid] = position[ordered[0]]
+                if by_first is not None:
+                    bisect.insort(by_first, (at, uid))
         # a full build lists the jobs with pods in the order of their first pod, then the PodGroups
-        # without pods in PodGroup order (a clean job's first pod stays its first pod)
+        # without pods in PodGroup order (a clean job's first pod stays its first pod: only a pod
+        # written again at a new place, which makes its job dirty, moves a job)
         first = self._job_first
-        with_pods = sorted(first, key=lambda uid: position[first[uid]])
-        self._job_order = with_pods + [uid for uid in self.pod_groups if uid not in first]
+        if by_first is None:
+            self._jobs_by_first = sorted((at, uid) for uid, at in first.items())
+        self._job_order = [uid for _, uid in self._jobs_by_first]
+        self._job_order += [uid for uid in self.pod_groups if uid not in first]
+
+    def _unlist_first(self, uid: str, by_first: list[tuple[int, str]] | None) -> None:
+        """Forget job ``uid``'s first pod (it may have none), and take it out of ``by_first`` (the
+        sorted order being kept up to date; None: it is sorted again afterwards)."""
+        at = self._job_first.pop(uid, None)
+        if at is not None and by_first is not None:
+            del by_first[bisect.bisect_left(by_first, (at, uid))]
 
     def prepare(self) -> None:
         """Build the cache's own jobs and nodes now rather than at the first snapshot (the same
@@ -529,6 +546,11 @@ class ClusterCache:
         from .apply import apply_decisions
 
         apply_decisions(self, decisions, now)
+
+
+_JOBS_MOVED_ONE_BY_ONE = 256
+"""Up to how many changed jobs ``_refresh_base`` moves jobs in the order of first pods one by one
+(a bisection and a list insertion each) rather than sorting every job again."""
 
 
 def _replaced(store: dict[str, Any], seen: dict[str, Any], changed: list[str], dirty: set[str]) -> None:

@@ -16,7 +16,7 @@ from fumarole.framework.api.job_info import JobInfo, QuietJobInfo
 from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import FrozenTaskError
 from fumarole.framework.api.task_status import TaskStatus
-from fumarole.framework.cache import ClusterCache, ClusterSnapshot
+from fumarole.framework.cache import ClusterCache, ClusterSnapshot, cluster_cache
 from fumarole.framework.cache.builders import build_node, build_pod, build_pod_group, build_queue
 from fumarole.framework.cache.objects import Pod
 from fumarole.framework.conf import SchedulerConf
@@ -142,8 +142,20 @@ def mutate(cache: ClusterCache, rng: random.Random, step: int) -> str:
     return "node added"
 
 
+@pytest.mark.parametrize(
+    "moved_one_by_one",
+    [
+        pytest.param(cluster_cache._JOBS_MOVED_ONE_BY_ONE, id="jobs-moved-one-by-one"),
+        pytest.param(0, id="jobs-sorted-again"),
+    ],
+)
 @pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(12)])
-def test_a_kept_snapshot_equals_a_fresh_one_after_any_changes(seed: int) -> None:
+def test_a_kept_snapshot_equals_a_fresh_one_after_any_changes(
+    seed: int, moved_one_by_one: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the order of jobs (by their first pod) is kept up to date job by job, or sorted again when
+    # many changed: both ways give a full build's order
+    monkeypatch.setattr(cluster_cache, "_JOBS_MOVED_ONE_BY_ONE", moved_one_by_one)
     rng = random.Random(seed)
     cache = cluster()
     cache.snapshot()
