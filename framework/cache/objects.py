@@ -11,7 +11,9 @@ controllers of ``cache/controllers`` expand into pods: batch.volcano.sh/v1alpha1
 Deployment, ReplicaSet and StatefulSet (their pod templates are read as Pod specs are).
 
 A model's ``model_copy`` drops the values its ``cached_property`` attributes computed (a pod's
-request, a node's allocatable), so a copy with a new spec never answers with the old one's.
+request, a node's allocatable), so a copy with a new spec never answers with the old one's; a pod's
+shallow copy that still holds the very containers, statuses and conditions its request is computed
+from keeps it (``Pod.model_copy``: binding, starting or deleting a pod changes none of them).
 """
 
 from __future__ import annotations

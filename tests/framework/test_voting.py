@@ -535,3 +535,31 @@ def test_registering_outside_a_plugin_needs_its_name() -> None:
         ssn.job_ready.register(lambda job: False)
     ssn.job_ready.register(lambda job: False, plugin="nobody-in-the-conf")
     assert ssn.job_ready(ssn.jobs["ns/pg"]) is True  # not in the tiers: never consulted
+
+
+# ------------------------------------------------------------------------------ registration after use
+@pytest.mark.parametrize("form", ["scalar", "batch"])
+def test_a_registration_after_the_point_was_consulted_is_consulted_next(form: str) -> None:
+    # a point remembers which plugins it consults until a registration: p2 (in the conf, registered
+    # on another point) registers on predicate after the point answered once
+    ssn = open_session(
+        [[Fake("p1", "predicate", lambda _task, _node: None), Fake("p2", "job_ready", lambda _j: True)]]
+    )
+    task = next(iter(ssn.jobs["ns/pg"].tasks.values()))
+    assert ssn.predicate.plugins() == [["p1"]]
+    assert ssn.predicate(task, ssn.nodes["n1"]) is None
+    if form == "scalar":
+        ssn.predicate.register(
+            lambda task, node: FitError.of(task, node, Code.UNSCHEDULABLE, "p2 says no"), plugin="p2"
+        )
+    else:
+        ssn.batch_predicate.register(
+            lambda _task, rows: BatchFit(
+                np.zeros(len(rows), dtype=bool),
+                [(np.ones(len(rows), dtype=bool), Code.UNSCHEDULABLE, "p2 says no")],
+            ),
+            plugin="p2",
+        )
+    assert ssn.predicate.plugins() == [["p1", "p2"]]
+    error = ssn.predicate(task, ssn.nodes["n1"])
+    assert isinstance(error, FitError) and error.reasons() == ["p2 says no"]
