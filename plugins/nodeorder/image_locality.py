@@ -80,6 +80,8 @@ class ImageLocalityScorer:
         self._pod_images: dict[int, tuple[Pod, list[str]]] = {}
         self.names = [node.name for node in nodes]
         self._scaled: dict[str, np.ndarray] = {}
+        self._nowhere: set[str] = set()
+        """Images of ``_scaled`` whose column is 0 on every node (they add nothing to a total)."""
 
     def forget_pods(self) -> None:
         """Drop the per-pod image lists (a scorer kept for the next session holds no pods)."""
@@ -95,6 +97,8 @@ class ImageLocalityScorer:
                 if state is not None:
                     column[row] = scaled_image_score(state[0], state[1], self.total_nodes)
             self._scaled[image] = column
+            if not column.any():
+                self._nowhere.add(image)
         return column
 
     def batch_scores(self, pod: Pod | None, rows: np.ndarray) -> np.ndarray:
@@ -102,9 +106,17 @@ class ImageLocalityScorer:
         if pod is None:
             return np.full(len(rows), calculate_priority(0, 0), dtype=np.int64)
         images = self._images_of(pod)
-        total = np.zeros(len(rows), dtype=np.int64)
+        columns = []
         for image in images:
-            total += self._scaled_column(image)[rows]
+            column = self._scaled_column(image)
+            if image not in self._nowhere:
+                columns.append(column)
+        if not columns:
+            # no image of the pod is on any node: every total is 0
+            return np.full(len(rows), calculate_priority(0, len(images)), dtype=np.int64)
+        total = np.zeros(len(rows), dtype=np.int64)
+        for column in columns:
+            total += column[rows]
         maximum = MAX_CONTAINER_THRESHOLD * len(images)
         clamped = np.clip(total, MIN_THRESHOLD, max(maximum, MIN_THRESHOLD))
         clamped = np.where(total > maximum, maximum, clamped)

@@ -23,4 +23,20 @@ def least_requested_score(requested: np.ndarray, capacity: np.ndarray) -> np.nda
 
 
 def least_allocated_scores(view: K8sNodeView, pod_non_zero: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    cpu_capacity = view.alloc[rows, CPU_COL]
+    memory_capacity = view.alloc[rows, MEM_COL]
+    cpu = view.non_zero[rows, CPU_COL] + pod_non_zero[CPU_COL]
+    memory = view.non_zero[rows, MEM_COL] + pod_non_zero[MEM_COL]
+    if (
+        cpu_capacity.all()
+        and memory_capacity.all()
+        and (cpu <= cpu_capacity).all()
+        and (memory <= memory_capacity).all()
+    ):
+        # the common case, both resources counted and fitting on every row: every term is
+        # non-negative, so Go's truncating division is floor division
+        (_, cpu_weight), (_, memory_weight) = LEAST_ALLOCATED_WEIGHTS
+        cpu_score = (cpu_capacity - cpu) * MAX_NODE_SCORE // cpu_capacity
+        memory_score = (memory_capacity - memory) * MAX_NODE_SCORE // memory_capacity
+        return (cpu_score * cpu_weight + memory_score * memory_weight) // (cpu_weight + memory_weight)
     return fit_scores(view, pod_non_zero, rows, LEAST_ALLOCATED_WEIGHTS, least_requested_score)
