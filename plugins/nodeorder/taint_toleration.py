@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from fumarole.framework.cache.objects import Pod, Toleration
 
-from .normalize import default_normalize_score
+from .normalize import MAX_NODE_SCORE, default_normalize_score
 from .state import K8sNodeView
 
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
@@ -49,6 +49,9 @@ class TaintTolerationScorer:
                 self.counts[row, column] += 1
 
     def scores(self, pod: Pod | None, rows: np.ndarray) -> np.ndarray:
+        if not self.taints:
+            # no node has a PreferNoSchedule taint: every count is 0, and reversed every score 100
+            return np.full(len(rows), MAX_NODE_SCORE, dtype=np.int64)
         tolerations = [
             t
             for t in (pod.spec.tolerations if pod is not None else [])
