@@ -26,23 +26,37 @@ def balanced_allocation_scores(
     """Scores (int64) of ``rows``, or None when the plugin skips this pod."""
     if not np.any(pod_requested[list(BALANCED_RESOURCES)]):
         return None
-    if pod_requested[GPU_COL] == 0:
-        cpu_capacity = view.alloc[rows, CPU_COL]
-        memory_capacity = view.alloc[rows, MEM_COL]
-        if cpu_capacity.all() and memory_capacity.all():
-            # the common case, cpu and memory counted on every row: std = |f0 - f1| / 2
-            cpu = np.minimum(
-                (view.requested[rows, CPU_COL] + pod_requested[CPU_COL]).astype(np.float64)
-                / cpu_capacity.astype(np.float64),
-                1.0,
-            )
-            memory = np.minimum(
-                (view.requested[rows, MEM_COL] + pod_requested[MEM_COL]).astype(np.float64)
-                / memory_capacity.astype(np.float64),
-                1.0,
-            )
+    cpu_capacity = view.alloc[rows, CPU_COL]
+    memory_capacity = view.alloc[rows, MEM_COL]
+    if cpu_capacity.all() and memory_capacity.all():
+        # the common cases: cpu and memory counted on every row, and the GPU on none (the pod asks
+        # none) or on every row
+        cpu = _fraction(view, pod_requested, rows, CPU_COL, cpu_capacity)
+        memory = _fraction(view, pod_requested, rows, MEM_COL, memory_capacity)
+        if pod_requested[GPU_COL] == 0:
+            # std = |f0 - f1| / 2
             return np.trunc((1 - np.abs((cpu - memory) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+        gpu_capacity = view.alloc[rows, GPU_COL]
+        if gpu_capacity.all():
+            gpu = _fraction(view, pod_requested, rows, GPU_COL, gpu_capacity)
+            return np.trunc((1 - _std_of_three(cpu, memory, gpu)) * float(MAX_NODE_SCORE)).astype(np.int64)
     return general_scores(view, pod_requested, rows)
+
+
+def _fraction(
+    view: K8sNodeView, pod_requested: np.ndarray, rows: np.ndarray, col: int, capacity: np.ndarray
+) -> np.ndarray:
+    """``min((requested + pod request) / capacity, 1)`` of one resource over ``rows`` (capacity non-zero)."""
+    return np.minimum(
+        (view.requested[rows, col] + pod_requested[col]).astype(np.float64) / capacity.astype(np.float64), 1.0
+    )
+
+
+def _std_of_three(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """The population standard deviation of three fractions, summed in Kubernetes' order."""
+    mean = ((a + b) + c) / 3
+    total = ((a - mean) * (a - mean) + (b - mean) * (b - mean)) + (c - mean) * (c - mean)
+    return np.sqrt(total / 3)
 
 
 def general_scores(view: K8sNodeView, pod_requested: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -69,8 +83,5 @@ def general_scores(view: K8sNodeView, pod_requested: np.ndarray, rows: np.ndarra
     std[two] = np.abs((first[two] - second[two]) / 2)
     three = count == 3
     if np.any(three):
-        a, b, c = first[three], second[three], third[three]
-        mean = ((a + b) + c) / 3
-        total = ((a - mean) * (a - mean) + (b - mean) * (b - mean)) + (c - mean) * (c - mean)
-        std[three] = np.sqrt(total / 3)
+        std[three] = _std_of_three(first[three], second[three], third[three])
     return np.trunc((1 - std) * float(MAX_NODE_SCORE)).astype(np.int64)

@@ -1278,22 +1278,24 @@ def test_batch_scores_equal_node_by_node_reference(
     alloc=st.lists(
         st.tuples(st.integers(1, 10**6), st.integers(1, 10**12), st.integers(0, 8)), min_size=1, max_size=12
     ),
-    used=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**12)), min_size=12, max_size=12),
-    pod=st.tuples(st.integers(0, 10**5), st.integers(0, 10**11)),
+    used=st.lists(
+        st.tuples(st.integers(0, 10**6), st.integers(0, 10**12), st.integers(0, 8)), min_size=12, max_size=12
+    ),
+    pod=st.tuples(st.integers(0, 10**5), st.integers(0, 10**11), st.sampled_from([0, 0, 1, 2, 8])),
 )
 def test_balanced_allocation_short_path_equals_the_general_one(
-    alloc: list[tuple[int, int, int]], used: list[tuple[int, int]], pod: tuple[int, int]
+    alloc: list[tuple[int, int, int]], used: list[tuple[int, int, int]], pod: tuple[int, int, int]
 ) -> None:
-    # the pod asks no GPU and every row has cpu and memory: the short path; the general one sorts the
-    # counted fractions first and takes their standard deviation
+    # every row has cpu and memory, and the pod asks no GPU or every row has GPUs: the short paths;
+    # the general one sorts the counted fractions first and takes their standard deviation
     from fumarole.plugins.nodeorder.balanced_allocation import balanced_allocation_scores, general_scores
     from fumarole.plugins.nodeorder.state import K8sNodeView
 
     size = len(alloc)
     requested = np.zeros((size, 3), dtype=np.int64)
-    requested[:, :2] = np.array(used[:size], dtype=np.int64)
+    requested[:, :] = np.array(used[:size], dtype=np.int64)
     view = K8sNodeView(None, np.array(alloc, dtype=np.int64), requested, np.zeros((size, 2), dtype=np.int64))  # type: ignore[arg-type]
-    pod_requested = np.array([pod[0], pod[1], 0], dtype=np.int64)
+    pod_requested = np.array(pod, dtype=np.int64)
     rows = np.arange(size, dtype=np.int64)
     if not pod_requested.any():
         assert balanced_allocation_scores(view, pod_requested, rows) is None
