@@ -129,19 +129,34 @@ class QueueAttr:
         self.guarantee = Resource()
 
     def clone(self) -> QueueAttr:
-        twin = QueueAttr.__new__(QueueAttr)  # every field set below: no empty resources made first
-        twin.queue_id = self.queue_id
-        twin.name = self.name
-        twin.weight = self.weight
-        twin.share = self.share
+        twin = self.for_cycle_state()
         twin.deserved = self.deserved.clone()
-        twin.allocated = self.allocated.clone()
         twin.request = self.request.clone()
         twin.elastic = self.elastic.clone()
         twin.inqueue = self.inqueue.clone()
         twin.capability = self.capability.clone()
         twin.real_capability = self.real_capability.clone()
         twin.guarantee = self.guarantee.clone()
+        return twin
+
+    def for_cycle_state(self) -> QueueAttr:
+        """The copy ``pre_predicate`` writes into a task's cycle state (once per task): its own
+        ``allocated`` (the simulations add and subtract tasks there) and ``share``; its other
+        resources are this attribute's objects, which the simulations never read and nothing changes
+        after the session opened but ``inqueue`` (enqueue adds to it). ``clone`` copies everything."""
+        twin = QueueAttr.__new__(QueueAttr)  # every field set below: no empty resources made first
+        twin.queue_id = self.queue_id
+        twin.name = self.name
+        twin.weight = self.weight
+        twin.share = self.share
+        twin.allocated = self.allocated.clone()
+        twin.deserved = self.deserved
+        twin.request = self.request
+        twin.elastic = self.elastic
+        twin.inqueue = self.inqueue
+        twin.capability = self.capability
+        twin.real_capability = self.real_capability
+        twin.guarantee = self.guarantee
         return twin
 
     def update_share(self) -> None:
@@ -428,7 +443,7 @@ class ProportionPlugin:
         return allocatable
 
     def _pre_predicate(self, ssn: Session, task: TaskInfo) -> None:
-        state = ProportionState({attr.queue_id: attr.clone() for attr in self.queue_opts.values()})
+        state = ProportionState({attr.queue_id: attr.for_cycle_state() for attr in self.queue_opts.values()})
         ssn.get_cycle_state(task.uid)[STATE_KEY] = state
         return None
 

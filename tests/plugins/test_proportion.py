@@ -843,6 +843,14 @@ def test_pre_predicate_and_simulation_work_on_a_copy() -> None:
     assert clone.queue_attrs["q1"] is not found.queue_attrs["q1"]
     assert clone.queue_attrs["q1"].allocated == found.queue_attrs["q1"].allocated
 
+    # The session's allocations after the copy leave it alone (the copy owns its allocated).
+    stmt = ssn.statement()
+    stmt.allocate(pod3, node)
+    assert plugin.queue_opts["q1"].allocated == Resource(2000, 2e9, {"pods": 2})
+    assert found.queue_attrs["q1"].allocated == Resource(2000, 4e9, {"pods": 2})
+    assert found.queue_attrs["q1"].share == 2.0
+    stmt.discard()
+
 
 def test_simulation_without_state() -> None:
     ssn = open_session(EA_CASE0, option(enabled_allocatable=True))
