@@ -61,7 +61,8 @@ def _std_of_three(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 
 def general_scores(view: K8sNodeView, pod_requested: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """The scores for any mix of counted resources (``balanced_allocation_scores`` takes a shorter
-    path when cpu and memory are counted on every row and the pod asks no GPU)."""
+    path when cpu and memory are counted on every row and the GPU on none, the pod asking none, or on
+    every row)."""
     size = len(rows)
     fractions = np.zeros((size, 3), dtype=np.float64)
     counted = np.zeros((size, 3), dtype=bool)
