@@ -184,7 +184,13 @@ class ProportionState:
         self.queue_attrs = queue_attrs
 
     def clone(self) -> ProportionState:
-        return ProportionState({uid: attr.clone() for uid, attr in self.queue_attrs.items()})
+        """``CycleState.Clone`` of this entry: each attribute copied as ``pre_predicate`` copies it
+        (``QueueAttr.for_cycle_state``: its own ``allocated`` and ``share``, the only fields the
+        simulations change)."""
+        return ProportionState({uid: attr.for_cycle_state() for uid, attr in self.queue_attrs.items()})
+
+    def __repr__(self) -> str:
+        return f"ProportionState({list(self.queue_attrs.values())})"
 
 
 # ---------------------------------------------------------------------------------------- helpers

@@ -118,7 +118,7 @@ def select_victims_on_node(
     (``NodeInfo.simulation_copy``, the accounting of ``clone`` without copying the tasks) and, once
     the allowed victims could make room, on a copy of the cycle state (``clone_state``)."""
     node = copy_for_simulation(ssn, node)
-    preemptees = [task.clone() for task in node.tasks.values() if task_filter(task)]
+    preemptees = [task for task in node.tasks.values() if task_filter(task)]
     victims_allowed = ssn.preemptable(preemptor, preemptees) or []
     invalid = validate_victims(preemptor, node, victims_allowed)
     if invalid is not None:

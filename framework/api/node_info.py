@@ -313,8 +313,8 @@ class NodeInfo:
         twin = NodeInfo.__new__(NodeInfo)
         twin.node = self.node
         twin.name = self.name
-        twin.allocatable = self.allocatable.clone()
-        twin.capacity = self.capacity.clone()
+        twin.allocatable = self.allocatable  # shared, as session_copy shares them: nothing changes them
+        twin.capacity = self.capacity
         twin.idle = self.idle.clone()
         twin.used = self.used.clone()
         twin.releasing = self.releasing.clone()

@@ -112,6 +112,9 @@ class BoundPoint(Generic[P, R, A]):
         self._plugins: list[list[str]] | None = None
         strict = spec.rule is TIER_INTERSECTION and host.strict_eviction_voting
         self._rule: VotingRule[Any] = STRICT_TIER_INTERSECTION if strict else spec.rule
+        # the hot path's lookups done once (``__call__`` runs a few hundred thousand times a cycle)
+        self._combine = self._rule.combine
+        self._fallback = spec.fallback
 
     def register(self, fn: Callable[P, R], *, plugin: str | None = None) -> None:
         """Register ``fn`` for the plugin being opened (or ``plugin``); a second call replaces the first,
@@ -182,8 +185,14 @@ class BoundPoint(Generic[P, R, A]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> A:
         """The combined answer: the rule's, or the declared fallback when no plugin decided."""
-        answer = self._rule.combine(self.enabled(), *args, **kwargs)
-        result: A = self.spec.fallback(self.host, *args, **kwargs) if answer is UNDECIDED else answer
+        tiers = self._resolved
+        if tiers is None:
+            tiers = self.enabled()
+        answer = self._combine(tiers, *args, **kwargs)
+        if answer is UNDECIDED:
+            fallback: A = self._fallback(self.host, *args, **kwargs)
+            return fallback
+        result: A = answer
         return result
 
     def __repr__(self) -> str:

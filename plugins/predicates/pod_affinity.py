@@ -174,6 +174,10 @@ class InterPodAffinityState:
         return bool(terms) and all(t.matches(self.namespace, self.labels) for t in terms)
 
     def clone(self) -> InterPodAffinityState:
+        """``CycleState.Clone``: a copy with its own counts. A skipped state is its own clone: nothing
+        changes it (the simulations and the filter pass it over)."""
+        if self.skip:
+            return self
         return InterPodAffinityState(
             self.info,
             self.namespace,

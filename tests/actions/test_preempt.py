@@ -15,7 +15,6 @@ from fumarole.actions.preempt import PreemptAction, PreemptArguments, topology_a
 from fumarole.actions.preempt.preempt import ineligible_reason, preempt_reason
 from fumarole.actions.preempt.topology_aware import (
     Candidate,
-    clone_state,
     pick_one_node,
     select_victims_on_node,
 )
@@ -597,17 +596,21 @@ def test_select_victims_on_node(
     assert ssn.pre_predicate(preemptor) is None
     job = ssn.jobs[preemptor.job]
     node = ssn.nodes["n1"]
+    state = ssn.get_cycle_state(preemptor.uid)
+
+    def observed() -> list[str]:
+        # the session's node, its task objects and the preemptor's cycle state, as text
+        tasks = [f"{key} {id(t)} {t.status.name} {t.node_name} {t.resreq}" for key, t in node.tasks.items()]
+        accounting = [str(r) for r in (node.idle, node.used, node.releasing, node.pipelined)]
+        return tasks + accounting + [repr(value) for value in state.values()]
+
+    before = observed()
     found, why = select_victims_on_node(
-        ssn,
-        clone_state(ssn.get_cycle_state(preemptor.uid)),
-        preemptor,
-        ssn.queues[job.queue],
-        node.clone(),
-        PreemptAction._between_jobs(ssn, preemptor, job),
+        ssn, state, preemptor, ssn.queues[job.queue], node, PreemptAction._between_jobs(ssn, preemptor, job)
     )
     assert [task.name for task in found] == victims
     assert why.startswith(problem) if problem == NOT_ENOUGH else why == problem
-    assert sorted(node.tasks) == ["ns/a", "ns/b", "ns/c"], "the session's node must be untouched"
+    assert observed() == before, "the dry run must leave the session's node, tasks and state alone"
 
 
 # TestNormalPreemptRechecksPredicateAfterEviction: room by resources, but a hidden device is busy until

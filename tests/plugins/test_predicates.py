@@ -1156,6 +1156,35 @@ def test_simulate_remove_and_add_task_update_inter_pod_affinity() -> None:
     assert str(ssn.simulate_predicate({STATE_KEY: stored}, preemptor, n1)) == message
 
 
+@pytest.mark.parametrize(
+    ("affinity", "skipped"),
+    [
+        pytest.param(anti_affinity(pod_term("zone", {"app": "web"})), False, id="counted-state-copied"),
+        pytest.param(None, True, id="skipped-state-is-its-own-clone"),
+    ],
+)
+def test_clone_of_the_inter_pod_affinity_state(affinity: dict[str, Any] | None, skipped: bool) -> None:
+    """A dry run's copy of the state: a counted one gets its own counts (the simulations change
+    them); a skipped one is shared, as nothing changes it."""
+    objects = [
+        node("n1", labels={"zone": "a"}),
+        placed("web", "n1", labels={"app": "web"}),
+        pending("p", **({"affinity": affinity} if affinity else {})),
+    ]
+    ssn = open_session(objects, enabled_preemptable=True)
+    preemptor = task_of(ssn, "ns/p")
+    assert ssn.pre_predicate(preemptor) is None
+    stored = ssn.get_cycle_state(preemptor.uid)[STATE_KEY]
+    before = repr(stored)
+    copy = stored.clone()
+    assert stored.skip is skipped
+    assert (copy is stored) is skipped
+    state = {STATE_KEY: copy}
+    assert ssn.simulate_remove_task(state, preemptor, task_of(ssn, "ns/web"), ssn.nodes["n1"]) is None
+    assert repr(stored) == before
+    assert (repr(copy) == before) is skipped
+
+
 # ----------------------------------------------------------------------------------------- property test
 LABEL_KEYS = ("zone", "rack", "gen")
 LABEL_VALUES = ("a", "b", "1", "10")
