@@ -17,7 +17,10 @@
    *reprieve*: add them back highest priority first, keeping back every victim whose return still
    lets the preemptor fit. Only the remaining victims are evicted. The node copy shares the node's
    task objects (``NodeInfo.simulation_copy``, forked from one kept per node until the node
-   changes) and the cycle state is copied only once the allowed victims could make room.
+   changes), the preemptees are those objects, not clones (the votes and the simulations only read
+   them; the copy's ``add_task`` stores clones), and the cycle state is copied only once the allowed
+   victims could make room, each entry as its ``clone`` decides (proportion copies the allocated
+   resources the simulations change; a skipped pod-affinity state is shared, as nothing changes it).
    ``simulate_allocatable`` and ``simulate_predicate`` are queries (docs/extension-points.md): the
    fit asks them only when the resources fit, and the check after the greedy loop is not asked
    again when the loop stopped on a fit (same state, same answer).
@@ -114,9 +117,10 @@ def select_victims_on_node(
 ) -> tuple[list[TaskInfo], str]:
     """Victims on ``node``, greedy then reprieved; an error text explains a failure.
 
-    ``node`` and ``state`` are only read: the simulation runs on a copy of the node
+    ``node``, its tasks and ``state`` are only read: the simulation runs on a copy of the node
     (``NodeInfo.simulation_copy``, the accounting of ``clone`` without copying the tasks) and, once
-    the allowed victims could make room, on a copy of the cycle state (``clone_state``)."""
+    the allowed victims could make room, on a copy of the cycle state (``clone_state``). The victims
+    returned are the session node's task objects."""
     node = copy_for_simulation(ssn, node)
     preemptees = [task for task in node.tasks.values() if task_filter(task)]
     victims_allowed = ssn.preemptable(preemptor, preemptees) or []

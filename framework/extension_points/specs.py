@@ -103,7 +103,9 @@ class ExtensionPointSpecs:
     @point("Preemptable", F.PREEMPTABLE, v.TIER_INTERSECTION, undecided_victims)
     def preemptable(self, preemptor: TaskInfo, preemptees: list[TaskInfo], /) -> Victims:
         """Which of ``preemptees`` (tasks of other jobs, or lower tasks of the preemptor's own job) the
-        preemptor may evict, and the plugin's vote. None when no tier decided."""
+        preemptor may evict, and the plugin's vote. None when no tier decided. A query: the preemptees
+        may be the session's own task objects (topology-aware preemption's dry runs pass them
+        uncopied), so it must not change them."""
 
     @point("Reclaimable", F.RECLAIMABLE, v.TIER_INTERSECTION, undecided_victims)
     def reclaimable(self, reclaimer: TaskInfo, reclaimees: list[TaskInfo], /) -> Victims:
