@@ -113,8 +113,8 @@ class BoundPoint(Generic[P, R, A]):
         strict = spec.rule is TIER_INTERSECTION and host.strict_eviction_voting
         self._rule: VotingRule[Any] = STRICT_TIER_INTERSECTION if strict else spec.rule
         # the hot path's lookups done once (``__call__`` runs a few hundred thousand times a cycle)
-        self._combine = self._rule.combine
-        self._fallback = spec.fallback
+        self._combine: Callable[..., Any] = self._rule.combine
+        self._fallback: Callable[..., A] = spec.fallback
 
     def register(self, fn: Callable[P, R], *, plugin: str | None = None) -> None:
         """Register ``fn`` for the plugin being opened (or ``plugin``); a second call replaces the first,
@@ -189,10 +189,7 @@ class BoundPoint(Generic[P, R, A]):
         if tiers is None:
             tiers = self.enabled()
         answer = self._combine(tiers, *args, **kwargs)
-        if answer is UNDECIDED:
-            fallback: A = self._fallback(self.host, *args, **kwargs)
-            return fallback
-        result: A = answer
+        result: A = self._fallback(self.host, *args, **kwargs) if answer is UNDECIDED else answer
         return result
 
     def __repr__(self) -> str:
