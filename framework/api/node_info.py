@@ -308,12 +308,13 @@ class NodeInfo:
 
     def fork(self, live: NodeInfo) -> NodeInfo:
         """Another ``simulation_copy`` of ``live`` from this one (a ``simulation_copy`` of ``live``
-        made while ``live`` had the same tasks): its own accounting and task dict, the task objects
-        shared, ``others`` and readiness taken from ``live`` now."""
+        made while ``live`` had the same tasks): its own accounting (idle, used, releasing, pipelined)
+        and task dict; the task objects, allocatable and capacity shared (nothing changes the last
+        two); ``others`` and readiness taken from ``live`` now."""
         twin = NodeInfo.__new__(NodeInfo)
         twin.node = self.node
         twin.name = self.name
-        twin.allocatable = self.allocatable  # shared, as session_copy shares them: nothing changes them
+        twin.allocatable = self.allocatable
         twin.capacity = self.capacity
         twin.idle = self.idle.clone()
         twin.used = self.used.clone()
