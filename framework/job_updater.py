@@ -19,6 +19,8 @@ from .api.job_info import (
     POD_GROUP_RUNNING,
     POD_GROUP_UNKNOWN,
     JobInfo,
+    QuietJobInfo,
+    put_condition,
 )
 from .api.task_status import TaskStatus
 from .decisions import PodGroupPhase
@@ -59,28 +61,52 @@ def update_all_jobs(ssn: Session) -> None:
 
     The status of a job nothing changed since the cache built it (its phase and the session's
     Unschedulable condition in the key) is the one remembered from an earlier session
-    (``JobInfo.derived``)."""
+    (``JobInfo.derived``). A job's copy that is still as the snapshot lent it (``QuietJobInfo``)
+    keeps its PodGroup state (the cluster cache lends it again, state and all): its entry is computed
+    from the state and the conditions the session wrote for it (``Session.conditions_written``), as
+    if they had been written into the state; every other job's state is written."""
     observed = ssn.hooks is not None and bool(ssn.hooks.fumarole_podgroup_phase.get_hookimpls())
     session_uid = ssn.uid
     old_phases = ssn.pod_group_old_phase
+    written_to_quiet = ssn.conditions_written
     append = ssn.decisions.podgroups.append
-    for job in ssn.jobs.values():
+    for uid, job in ssn.jobs.items():
         state = job.pod_group_state
-        conditions = state.conditions
-        unschedulable = False
-        for c in conditions:
-            if c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == session_uid:
-                unschedulable = True
-                break
-        phase, running, succeeded, failed = job.derived(
-            ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
-        )
-        state.phase = phase
-        state.running = running
-        state.succeeded = succeeded
-        state.failed = failed
-        old = old_phases.get(job.uid, "")
-        append(PodGroupPhase(job.uid, phase, old, conditions.copy(), running, succeeded, failed))
+        conditions = state.conditions.copy()
+        if type(job) is QuietJobInfo:
+            # its state is the cache's as lent: only the conditions written to no state can be this
+            # session's (an Unschedulable one makes the job's phase Unknown while a task runs)
+            unschedulable = False
+            for condition, uids in written_to_quiet:
+                if uid in uids:
+                    put_condition(conditions, condition)
+                    if (
+                        condition.type == UNSCHEDULABLE_CONDITION
+                        and condition.status == "True"
+                        and condition.transition_id == session_uid
+                    ):
+                        unschedulable = True
+            key = ("pod_group_status", state.phase, unschedulable)
+            memo = job._derived
+            status = memo.get(key)
+            if status is None:
+                status = memo[key] = pod_group_status(job, unschedulable)
+            phase, running, succeeded, failed = status
+        else:
+            unschedulable = False
+            for c in conditions:
+                if c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == session_uid:
+                    unschedulable = True
+                    break
+            phase, running, succeeded, failed = job.derived(
+                ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
+            )
+            state.phase = phase
+            state.running = running
+            state.succeeded = succeeded
+            state.failed = failed
+        old = old_phases.get(uid, "")
+        append(PodGroupPhase(uid, phase, old, conditions, running, succeeded, failed))
         if observed:
             assert ssn.hooks is not None
             ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=phase)

@@ -29,7 +29,7 @@ Deliberate difference from Volcano: undoing an eviction restores the task's prev
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,7 +38,7 @@ from loguru import logger
 
 from .api.fit_errors import Code, FitError, FitErrors
 from .api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo, HyperNodeInfoMap
-from .api.job_info import JobInfo, touched_jobs
+from .api.job_info import JobInfo, QuietJobInfo, put_condition, touched_jobs
 from .api.node_info import NodeInfo
 from .api.queue_info import QueueInfo
 from .api.resource import ZERO, Resource
@@ -62,7 +62,7 @@ from .util.priority_queue import PriorityQueue
 from .voting import UNDECIDED
 
 if TYPE_CHECKING:
-    from .cache.objects import ConfigMap, ReplicaSet
+    from .cache.objects import ConfigMap, PodGroupCondition, ReplicaSet
     from .cache.snapshot import ClusterSnapshot, SnapshotSource
     from .extension_points import BoundPoint
 
@@ -212,6 +212,10 @@ class Session(ExtensionPointSpecs):
         """The jobs whose copy the previous snapshot handed out and this one lent again as it was
         (``ClusterSnapshot.lent_as_is``; what ``framework.job_values.JobValues`` reuses)."""
         self.dirty_jobs: set[str] = set()
+        self.conditions_written: list[tuple[PodGroupCondition, Container[str]]] = []
+        """The PodGroup conditions written by ``update_pod_group_condition(s)`` into no state (the
+        job's copy was as the snapshot lent it), in the order written, each with the UIDs of the jobs
+        it was written for (``conditions_written_for``)."""
         self.cycle_states: dict[str, dict[str, Any]] = {}
         self.nominations_written: dict[str, str] = {}
         """Task UID -> job UID of the tasks whose nominated node the session wrote
@@ -579,16 +583,44 @@ class Session(ExtensionPointSpecs):
         return PriorityQueue(less, victims)
 
     def update_pod_group_condition(self, job: JobInfo, condition: Any) -> None:
-        """Replace the condition of the same type, or append it (``UpdatePodGroupCondition``)."""
+        """Replace the condition of the same type, or append it (``UpdatePodGroupCondition``).
+
+        The job's copy keeps its PodGroup state while it is as the snapshot lent it (a
+        ``QuietJobInfo``: the cluster cache lends it again, state and all, to the next session): the
+        session keeps the condition (``conditions_written``) and the job updater writes it into the
+        job's entry of the decision log as it would have been written into the state. Every other
+        job's condition goes into its state at once. Either way the log is the same; read a job's
+        conditions of this session with ``pod_group_conditions``."""
         target = self.jobs.get(job.uid)
         if target is None:
             raise KeyError(f"failed to find job <{job.namespace}/{job.name}>")
-        conditions = target.pod_group_state.conditions
-        for index, existing in enumerate(conditions):
-            if existing.type == condition.type:
-                conditions[index] = condition
-                return
-        conditions.append(condition)
+        if type(target) is QuietJobInfo:
+            self.conditions_written.append((condition, (target.uid,)))
+            return
+        put_condition(target.pod_group_state.conditions, condition)
+
+    def update_pod_group_conditions(self, jobs: Iterable[JobInfo], condition: Any) -> None:
+        """``update_pod_group_condition`` of the same condition for each of ``jobs``, which must be
+        jobs of ``ssn.jobs`` (they are not looked up: a plugin's close over every job)."""
+        quiet: set[str] = set()
+        for job in jobs:
+            if type(job) is QuietJobInfo:
+                quiet.add(job.uid)
+            else:
+                put_condition(job.pod_group_state.conditions, condition)
+        if quiet:
+            self.conditions_written.append((condition, quiet))
+
+    def conditions_written_for(self, uid: str) -> list[PodGroupCondition]:
+        """The conditions of ``conditions_written`` written for job ``uid``, in the order written."""
+        return [condition for condition, uids in self.conditions_written if uid in uids]
+
+    def pod_group_conditions(self, job: JobInfo) -> list[PodGroupCondition]:
+        """The conditions of ``job``'s PodGroup as this session has written them so far (a new list)."""
+        conditions = list(job.pod_group_state.conditions)
+        for condition in self.conditions_written_for(job.uid):
+            put_condition(conditions, condition)
+        return conditions
 
     def record_pod_group_event(self, job: JobInfo, event_type: str, reason: str, message: str) -> None:
         """Record an event on a job's PodGroup in the log (``RecordPodGroupEvent``); observers are told."""

@@ -239,25 +239,13 @@ class GangPlugin:
         ssn.job_starving.register(job_starving)
 
     def on_session_close(self, ssn: Session) -> None:
-        scheduled: PodGroupCondition | None = None
+        ready: list[JobInfo] = []
         for job in ssn.jobs.values():
-            if not job.task_count():
-                continue
-            if job.is_ready():
-                if scheduled is None:
-                    # the same for every ready job of the session: one object, never changed
-                    scheduled = PodGroupCondition(
-                        type=SCHEDULED_TYPE,
-                        status="True",
-                        transition_id=ssn.uid,
-                        reason=SCHEDULED_REASON,
-                        message="",
-                        last_transition_time=ssn.now,
-                    )
-                condition = scheduled
-            else:
-                if should_skip_unschedulable_for_releasing(job):
-                    continue
+            # a function of the job's tasks: remembered for a job nothing changed since the cache built it
+            verdict = job.derived(_CLOSE_VERDICT, close_verdict, job)
+            if verdict:
+                ready.append(job)
+            elif verdict is not None:
                 unready = job.min_available - schedulable_task_num(job)
                 condition = PodGroupCondition(
                     type=UNSCHEDULABLE_TYPE,
@@ -267,11 +255,32 @@ class GangPlugin:
                     message=f"{unready}/{job.task_count()} tasks in gang unschedulable: {job_fit_error(job)}",
                     last_transition_time=ssn.now,
                 )
-            # ``ssn.update_pod_group_condition`` for a job of ``ssn.jobs``, without looking it up
-            conditions = job.pod_group_state.conditions
-            for index, existing in enumerate(conditions):
-                if existing.type == condition.type:
-                    conditions[index] = condition
-                    break
-            else:
-                conditions.append(condition)
+                ssn.update_pod_group_condition(job, condition)
+        if ready:
+            # the same for every ready job of the session: one object, never changed
+            scheduled = PodGroupCondition(
+                type=SCHEDULED_TYPE,
+                status="True",
+                transition_id=ssn.uid,
+                reason=SCHEDULED_REASON,
+                message="",
+                last_transition_time=ssn.now,
+            )
+            ssn.update_pod_group_conditions(ready, scheduled)
+
+
+_CLOSE_VERDICT = ("gang", "close verdict")
+"""``JobInfo.derived`` key of ``close_verdict``."""
+
+
+def close_verdict(job: JobInfo) -> bool | None:
+    """Which condition gang's close writes for ``job``: ``Scheduled`` (True: the job is ready),
+    ``Unschedulable`` (False) or none (None: the job has no tasks, or it is not ready while only
+    releasing tasks still on their nodes fill the gang)."""
+    if not job.task_count():
+        return None
+    if job.is_ready():
+        return True
+    if should_skip_unschedulable_for_releasing(job):
+        return None
+    return False

@@ -109,6 +109,16 @@ class PodGroupState:
         return twin
 
 
+def put_condition(conditions: list[PodGroupCondition], condition: PodGroupCondition) -> None:
+    """Replace the condition of ``condition``'s type in ``conditions``, or append it."""
+    kind = condition.type
+    for index, existing in enumerate(conditions):
+        if existing.type == kind:
+            conditions[index] = condition
+            return
+    conditions.append(condition)
+
+
 class JobInfo:
     """A gang of tasks scheduled together."""
 

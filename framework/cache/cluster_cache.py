@@ -62,7 +62,7 @@ from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicate
 from .controllers import ControllerContext, collect, run_controllers
 from .default_queues import IMPLICIT_QUEUES, describe, with_implicit_queues
 from .journal import Journal
-from .lending import NOTHING_LENT, Lending
+from .lending import NOTHING_LENT, HyperNodeMaps, JobInputs, Lending
 from .objects import (
     API_GROUPS,
     KINDS,
@@ -134,6 +134,8 @@ class ClusterCache:
         """``(insertion number of its first pod, UID)`` of every job with pods, sorted: the jobs'
         order, kept up to date job by job (the numbers are distinct: a pod is one job's)."""
         self._rebuilt_nodes: set[str] = set()
+        self._rebuilt_jobs: set[str] = set()
+        """The jobs ``_refresh_base`` rebuilt (or dropped) since the last snapshot."""
         """The nodes whose base was rebuilt or dropped since the last snapshot (``cache.lending``)."""
         self._owned_nodes: list[str] = []
         """The lent node copies that took their own state since the last snapshot, by name (the
@@ -372,6 +374,7 @@ class ClusterCache:
         _replaced(self.pod_groups, self._seen_pod_groups, changed_groups, dirty_jobs)
         self.last_refresh = (len(dirty_nodes), len(dirty_jobs))
         self._rebuilt_nodes.update(dirty_nodes)
+        self._rebuilt_jobs.update(dirty_jobs)
         if not dirty_nodes and not dirty_jobs:
             return
         # the order of first pods is kept up to date job by job while few jobs changed, else sorted
@@ -481,7 +484,18 @@ class ClusterCache:
         priorities = {name: pc.value for name, pc in classes.items()}
         allocated_hyper_nodes = self.allocated_hyper_nodes
         nominated_hyper_nodes = self.nominated_hyper_nodes
+        inputs = JobInputs(priorities, default_priority, tuple(queues), self.diagnostics, self.queues.keys())
+        hyper_nodes = HyperNodeMaps(allocated_hyper_nodes, nominated_hyper_nodes)
+        # the copies the closed session left as they were lent, of jobs nothing changed since: lent
+        # again with no work at all (``Lending.untouched``)
+        untouched = lent.untouched(inputs, hyper_nodes, self._rebuilt_jobs)
+        self._rebuilt_jobs = set()
         for uid in self._job_order:
+            job = untouched.get(uid)
+            if job is not None and type(job) is QuietJobInfo and not job.nodes_fit_errors:
+                kept[uid] = job
+                as_is.append(uid)
+                continue
             base, queue, class_name = facts[uid]
             if class_name is None:
                 pods = ", ".join(sorted(t.key for t in base.tasks.values())[:3])
@@ -523,7 +537,7 @@ class ClusterCache:
                 job.__class__ = QuietJobInfo
             kept[uid] = job
         topology = self._topology if self._topology is not None else build_topology((), [])
-        self._lent = lending = Lending(kept, node_infos, self.nodes.layout())
+        self._lent = lending = Lending(kept, node_infos, self.nodes.layout(), inputs, hyper_nodes)
         self._generation += 1
         return ClusterSnapshot(
             jobs=kept,

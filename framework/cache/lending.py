@@ -20,6 +20,15 @@ each copy that is still as a fresh copy would be:
   (``JobInfo.session_copy(into=...)``): every attribute set as for a fresh copy, anything else the
   session added dropped; its PodGroup state, fit errors and topology copy are new.
 
+Since the job updater and ``Session.update_pod_group_condition`` leave a quiet copy's PodGroup state
+as it was lent (the conditions a session writes for it go to the log only: ``job_updater``), a quiet
+copy is lent again with no work at all, not even the renewal, when its cache job was not rebuilt and
+nothing else the snapshot writes into a copy changed (``Lending.untouched``: the priority classes,
+the queues, the job's allocated and nominated hypernodes). A snapshot with nothing changed then
+costs a dict entry per job. The one field it does not renew is ``schedule_start``: such a copy keeps
+the time the session that first enqueued it stamped (nothing in fumarole reads it; upstream stamps
+every session's clone anew).
+
 A session that was never closed never gives back: the next snapshot makes fresh copies, so two
 sessions open at once never share a copy. A closed session's jobs and nodes may be lent again and
 changed by a later session: read a session's state before the next one opens, as the scheduler's
@@ -40,16 +49,44 @@ if TYPE_CHECKING:
 class Lending:
     """The copies one snapshot lent, and whether its session has given them back."""
 
-    __slots__ = ("jobs", "layout", "nodes", "returned")
+    __slots__ = ("hyper_nodes", "inputs", "jobs", "layout", "nodes", "returned")
 
     def __init__(
-        self, jobs: dict[str, JobInfo], nodes: dict[str, NodeInfo], layout: tuple[int, int] | None = None
+        self,
+        jobs: dict[str, JobInfo],
+        nodes: dict[str, NodeInfo],
+        layout: tuple[int, int] | None = None,
+        inputs: JobInputs | None = None,
+        hyper_nodes: HyperNodeMaps | None = None,
     ) -> None:
         self.jobs = jobs
         self.nodes = nodes
         self.layout = layout
         """The cache's Node journal's ``layout()`` when the nodes were lent (None: not known)."""
+        self.inputs = inputs
+        """What the snapshot wrote into every job copy came from (None: not known)."""
+        self.hyper_nodes = hyper_nodes
+        """The cache's allocated and nominated hypernodes when the jobs were lent (None: not known)."""
         self.returned = False
+
+    def untouched(
+        self, inputs: JobInputs, hyper_nodes: HyperNodeMaps, rebuilt: set[str]
+    ) -> dict[str, JobInfo]:
+        """The lent job copies, by UID, that may be lent again as they are if the closed session left
+        them as they were lent (still ``QuietJobInfo``; the caller checks): every one but those of the
+        jobs ``rebuilt`` since and those whose allocated or nominated hypernodes changed, when the
+        session gave them back and the snapshot's other inputs are the same; else none."""
+        if not self.returned or self.inputs is None or self.hyper_nodes is None or self.inputs != inputs:
+            return {}
+        changed = self.hyper_nodes.changed(hyper_nodes)
+        if not rebuilt and not changed:
+            return self.jobs
+        jobs = dict(self.jobs)
+        for uid in rebuilt:
+            jobs.pop(uid, None)
+        for uid in changed:
+            jobs.pop(uid, None)
+        return jobs
 
     def give_back(self) -> None:
         """The borrowing session has closed: its unchanged copies may be lent again."""
@@ -105,6 +142,60 @@ class Lending:
                     return lent
                 return base.session_copy(into=lent)
         return base.session_copy()
+
+
+class JobInputs:
+    """What a snapshot writes into every job copy, besides the cache job, comes from: the priority
+    classes' values and the default priority, the queues (their names in order, and those the cache
+    holds: implicit queues are described), and the diagnostics the snapshot records into."""
+
+    __slots__ = ("cache_queues", "default_priority", "diagnostics", "priorities", "queues")
+
+    def __init__(
+        self,
+        priorities: dict[str, int],
+        default_priority: int,
+        queues: tuple[str, ...],
+        diagnostics: object,
+        cache_queues: Iterable[str],
+    ) -> None:
+        self.priorities = priorities
+        self.default_priority = default_priority
+        self.queues = queues
+        self.diagnostics = diagnostics
+        self.cache_queues = tuple(cache_queues)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, JobInputs)
+            and self.diagnostics is other.diagnostics
+            and self.default_priority == other.default_priority
+            and self.queues == other.queues
+            and self.cache_queues == other.cache_queues
+            and self.priorities == other.priorities
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class HyperNodeMaps:
+    """A copy of the cache's allocated and nominated hypernodes by job UID."""
+
+    __slots__ = ("allocated", "nominated")
+
+    def __init__(
+        self, allocated: dict[str, tuple[str, dict[str, str]]], nominated: dict[str, dict[str, str]]
+    ) -> None:
+        self.allocated = {uid: (job, dict(sub_jobs)) for uid, (job, sub_jobs) in allocated.items()}
+        self.nominated = {uid: dict(sub_jobs) for uid, sub_jobs in nominated.items()}
+
+    def changed(self, now: HyperNodeMaps) -> set[str]:
+        """The job UIDs whose entries differ between this copy and ``now``."""
+        changed: set[str] = set()
+        for old, new in ((self.allocated, now.allocated), (self.nominated, now.nominated)):
+            if old != new:
+                changed.update(uid for uid in old.keys() | new.keys() if old.get(uid) != new.get(uid))
+        return changed
 
 
 NOTHING_LENT = Lending({}, {})

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import random
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,11 +18,19 @@ from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import FrozenTaskError
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache import ClusterCache, ClusterSnapshot, cluster_cache
-from fumarole.framework.cache.builders import build_node, build_pod, build_pod_group, build_queue
-from fumarole.framework.cache.objects import Pod
+from fumarole.framework.cache.builders import (
+    build_node,
+    build_pod,
+    build_pod_group,
+    build_priority_class,
+    build_queue,
+)
+from fumarole.framework.cache.objects import Pod, PodGroupCondition
 from fumarole.framework.conf import SchedulerConf
+from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.hookspecs import hookimpl
 from fumarole.framework.scheduler import Scheduler
+from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
 
 NAMESPACE = "ns"
@@ -341,7 +350,8 @@ def lent_view(snapshot: ClusterSnapshot) -> tuple[Any, ...]:
                 job.topology_explanation,
                 job.allocated_hyper_node,
                 job.version,
-                job.schedule_start,
+                # not ``schedule_start``: a copy lent again untouched keeps its first session's stamp
+                # (below)
                 type(job).__name__,
                 sorted(vars(job)),
             )
@@ -353,20 +363,23 @@ def lent_view(snapshot: ClusterSnapshot) -> tuple[Any, ...]:
 
 def scribble(snapshot: ClusterSnapshot, rng: random.Random, coins: random.Random) -> None:
     """What a session does to its copies without changing their tasks: into every copy, what each
-    session writes into its own containers (PodGroup state, fit errors, ``schedule_start``), which
-    leaves a quiet copy quiet; to about half of them, attributes (fit errors, priority, version, one
-    of a plugin's own), which do not; and, for one job and one node, a change of their tasks."""
+    session writes into its own containers (``schedule_start``; fit errors into about half of
+    them), which leaves a quiet copy quiet; to about half of them, attributes (fit errors,
+    priority, version, one of a plugin's own, the PodGroup's phase, conditions and counts), which
+    do not; and, for one job and one node, a change of their tasks. (A session writes no quiet
+    copy's PodGroup state: ``Session.update_pod_group_condition``, ``job_updater``.)"""
     for job in snapshot.jobs.values():
-        job.pod_group_state.phase = "Unknown"
-        job.pod_group_state.conditions.clear()
-        job.pod_group_state.running = 99
-        job.nodes_fit_errors["ns/some-task"] = FitErrors()
         job.start_scheduling(7.0)
+        if coins.random() < 0.5:
+            job.nodes_fit_errors["ns/some-task"] = FitErrors()
         if coins.random() < 0.5:
             job.job_fit_errors = "does not fit"
             job.priority = 99
             job.version += 3
             job.plugin_note = "left by a plugin"  # type: ignore[attr-defined]
+            job.phase = "Unknown"
+            job.pod_group_state.conditions.clear()
+            job.pod_group_state.running = 99
     running = [job for job in snapshot.jobs.values() if job.count_with(TaskStatus.RUNNING)]
     if running:
         job = rng.choice(running)
@@ -404,9 +417,8 @@ def test_a_quiet_copy_is_lent_again_as_it_is_and_a_copy_given_an_attribute_is_re
     first = cache.snapshot()
     quiet, noted = first.jobs[f"{NAMESPACE}/job0"], first.jobs[f"{NAMESPACE}/job1"]
     assert type(quiet) is QuietJobInfo and type(noted) is QuietJobInfo  # borrowing copies
-    quiet_fields = vars(quiet)
-    quiet.pod_group_state.phase = "Unknown"  # written into its own container: stays quiet
-    quiet.start_scheduling(5.0)
+    quiet_fields, quiet_state = vars(quiet), quiet.pod_group_state
+    quiet.start_scheduling(5.0)  # written into its own fields past ``__setattr__``: stays quiet
     assert type(quiet) is QuietJobInfo and quiet.schedule_start == 5.0
     noted.plugin_note = "left by a plugin"  # type: ignore[attr-defined]
     assert type(noted) is JobInfo and noted.plugin_note == "left by a plugin"  # type: ignore[attr-defined]
@@ -416,7 +428,8 @@ def test_a_quiet_copy_is_lent_again_as_it_is_and_a_copy_given_an_attribute_is_re
     assert second.jobs[quiet.uid] is quiet and vars(quiet) is quiet_fields  # not refilled
     assert second.jobs[noted.uid] is noted and type(noted) is QuietJobInfo  # refilled, quiet again
     assert not hasattr(noted, "plugin_note")
-    assert (quiet.phase, quiet.schedule_start) == ("Running", 0.0)
+    assert quiet.pod_group_state is quiet_state and quiet.phase == "Running"  # not even renewed
+    assert quiet.schedule_start == 5.0  # kept (below)
     assert lent_view(second) == lent_view(cache.fresh_copy().snapshot())
 
 
@@ -496,3 +509,214 @@ def test_lent_copies_keep_no_closed_session_s_node_table_alive() -> None:
         cache.apply(decisions)
     gc.collect()
     assert [ref() is None for ref in observer.refs] == [True] * 8
+
+
+# ---------------------------------------------------------------------- copies lent again untouched
+# Job copies a closed session left as they were lent are lent again with no work at all: their
+# PodGroup state is not renewed because no session writes it (the job updater and
+# ``Session.update_pod_group_condition`` keep a quiet copy's conditions in the session), and the
+# decision log is the one a fresh scheduler writes.
+
+GANG_CONF = {
+    "actions": "enqueue, allocate, backfill",
+    "tiers": [
+        {"plugins": [{"name": "priority"}, {"name": "gang"}]},
+        {"plugins": [{"name": "drf"}, {"name": "predicates"}, {"name": "proportion"}, {"name": "nodeorder"}]},
+    ],
+}
+
+
+def log_view(decisions: CycleDecisions) -> list[tuple[Any, ...]]:
+    """Every PodGroup entry of a log, with the conditions as upstream compares them and whether the
+    session wrote each (its transition ID)."""
+    return [
+        (
+            entry.podgroup,
+            entry.phase,
+            entry.previous,
+            entry.running,
+            entry.succeeded,
+            entry.failed,
+            [
+                (c.type, c.status, c.reason, c.message, c.transition_id == decisions.session_uid)
+                for c in entry.conditions
+            ],
+        )
+        for entry in decisions.podgroups
+    ]
+
+
+class _Jobs:
+    """An observer that keeps, per closed session, its job copies and their PodGroup states."""
+
+    def __init__(self) -> None:
+        self.sessions: list[dict[str, tuple[JobInfo, Any]]] = []
+
+    @hookimpl
+    def fumarole_session_closed(self, session: Any) -> None:
+        self.sessions.append({uid: (job, job.pod_group_state) for uid, job in session.jobs.items()})
+
+
+def scheduler(cache: ClusterCache, *observers: Any) -> Scheduler:
+    conf = SchedulerConf.model_validate(GANG_CONF)
+    return Scheduler(conf, cache, settings=Settings(observers=False), observers=observers)
+
+
+def test_a_copy_left_as_lent_is_lent_again_state_and_all_and_the_log_is_a_fresh_scheduler_s() -> None:
+    cache = cluster()
+    cache.put(build_pod_group(NAMESPACE, "late", min_member=1, phase="Inqueue"))
+    cache.put(build_pod(NAMESPACE, "late-0", group="late", requests={"cpu": "1"}))
+    observer = _Jobs()
+    kept = scheduler(cache, observer)
+    for cycle in range(4):
+        fresh = scheduler(cache.fresh_copy()).run_once(now=float(cycle))
+        decisions = kept.run_once(now=float(cycle))
+        assert log_view(decisions) == log_view(fresh)
+        cache.apply(decisions)
+    # the first log writes the running jobs' Scheduled condition (their PodGroups are rebuilt);
+    # from the second session on, nothing changes them
+    _, first, *_, last = observer.sessions
+    untouched = {f"{NAMESPACE}/job{j}" for j in range(8)}
+    assert all(last[uid][0] is first[uid][0] for uid in untouched)
+    assert all(last[uid][1] is first[uid][1] for uid in untouched)  # not even renewed
+    assert all(type(last[uid][0]) is QuietJobInfo for uid in untouched)
+    assert last[f"{NAMESPACE}/late"][0] is not first[f"{NAMESPACE}/late"][0]  # bound: rebuilt
+
+
+def _conditions_session(write: Callable[[Session, JobInfo], None]) -> tuple[Session, JobInfo, Any]:
+    conf = SchedulerConf.model_validate(
+        {"actions": "enqueue", "tiers": [{"plugins": [{"name": "priority"}]}]}
+    )
+    ssn = Scheduler(conf, cluster(), settings=Settings(observers=False)).open_session(now=1.0)
+    job = ssn.jobs[f"{NAMESPACE}/job1"]
+    state = job.pod_group_state
+    before = (state.phase, list(state.conditions), state.running)
+    write(ssn, job)
+    return ssn, job, before
+
+
+def _unschedulable(ssn: Session) -> PodGroupCondition:
+    return PodGroupCondition(
+        type="Unschedulable",
+        status="True",
+        transition_id=ssn.uid,
+        reason="r",
+        message="m",
+        last_transition_time=0,
+    )
+
+
+@pytest.mark.parametrize(
+    "write, quiet",
+    [
+        pytest.param(
+            lambda ssn, job: ssn.update_pod_group_condition(job, _unschedulable(ssn)), True, id="one-job"
+        ),
+        pytest.param(
+            lambda ssn, job: ssn.update_pod_group_conditions([job], _unschedulable(ssn)), True, id="many-jobs"
+        ),
+        pytest.param(
+            lambda ssn, job: (
+                setattr(job, "job_fit_errors", "x"),
+                ssn.update_pod_group_condition(job, _unschedulable(ssn)),
+            ),
+            False,
+            id="a-job-given-an-attribute-first",
+        ),
+    ],
+)
+def test_a_condition_written_for_a_quiet_copy_goes_to_the_log_not_to_its_state(
+    write: Callable[[Session, JobInfo], None], quiet: bool
+) -> None:
+    ssn, job, before = _conditions_session(write)
+    assert (type(job) is QuietJobInfo) is quiet
+    state = job.pod_group_state
+    assert ssn.pod_group_conditions(job)[-1].type == "Unschedulable"
+    decisions = ssn.close()
+    entry = next(e for e in decisions.podgroups if e.podgroup == job.uid)
+    # a running task and this session's Unschedulable condition: Unknown, as upstream's job updater
+    assert (entry.phase, entry.previous) == ("Unknown", "Running")
+    assert [(c.type, c.transition_id == ssn.uid) for c in entry.conditions][-1] == ("Unschedulable", True)
+    after = (state.phase, list(state.conditions), state.running)
+    if quiet:
+        assert after == before  # lent again as it is, state and all
+    else:
+        assert after[0] == "Unknown" and after[1][-1].type == "Unschedulable"
+
+
+def _give_back_then(
+    change: Callable[[ClusterCache, dict[str, JobInfo]], None],
+) -> tuple[ClusterCache, Any, dict[str, Any], Any]:
+    cache = cluster()
+    first = cache.snapshot()
+    states = {uid: job.pod_group_state for uid, job in first.jobs.items()}
+    assert first.give_back is not None
+    first.give_back()
+    change(cache, first.jobs)
+    return cache, first, states, cache.snapshot()
+
+
+JOB1 = f"{NAMESPACE}/job1"
+
+
+@pytest.mark.parametrize(
+    "change, renewed",
+    [
+        pytest.param(lambda cache, jobs: None, set(), id="nothing"),
+        pytest.param(
+            lambda cache, jobs: cache.put(with_update(cache.pods[f"{JOB1}-0"], phase="Succeeded")),
+            {JOB1},
+            id="a-pod-of-the-job-changed",
+        ),
+        pytest.param(
+            lambda cache, jobs: cache.apply_objects(
+                [build_priority_class("high", 1000, global_default=True)]
+            ),
+            "all",
+            id="the-default-priority-changed",
+        ),
+        pytest.param(
+            lambda cache, jobs: cache.apply_objects([build_queue("other")]), "all", id="a-queue-added"
+        ),
+        pytest.param(
+            lambda cache, jobs: cache.allocated_hyper_nodes.__setitem__(JOB1, ("rack-1", {})),
+            {JOB1},
+            id="the-job-s-allocated-hypernode-written",
+        ),
+        pytest.param(
+            lambda cache, jobs: cache.nominated_hyper_nodes.__setitem__(JOB1, {"sub": "rack-1"}),
+            {JOB1},
+            id="the-job-s-nominated-hypernode-written",
+        ),
+        pytest.param(
+            lambda cache, jobs: setattr(jobs[JOB1], "priority", 7), {JOB1}, id="the-copy-given-an-attribute"
+        ),
+    ],
+)
+def test_what_makes_a_snapshot_renew_a_quiet_copy(
+    change: Callable[[ClusterCache, dict[str, JobInfo]], None], renewed: set[str] | str
+) -> None:
+    cache, first, states, second = _give_back_then(change)
+    assert {
+        uid
+        for uid, job in second.jobs.items()
+        if job is not first.jobs[uid] or job.pod_group_state is not states[uid]
+    } == (set(second.jobs) if renewed == "all" else renewed)
+    assert lent_view(second) == lent_view(cache.fresh_copy().snapshot())
+
+
+def test_a_copy_lent_again_keeps_the_schedule_start_its_first_session_stamped() -> None:
+    """A deliberate difference: upstream stamps every session's clone of a job anew; a copy lent
+    again keeps the time the session that first enqueued it stamped (nothing reads it)."""
+    cache = cluster()
+    first = cache.snapshot()
+    job = first.jobs[JOB1]
+    job.start_scheduling(5.0)
+    assert type(job) is QuietJobInfo
+    assert first.give_back is not None
+    first.give_back()
+    second = cache.snapshot()
+    assert second.jobs[JOB1] is job and job.schedule_start == 5.0
+    job.start_scheduling(9.0)
+    assert job.schedule_start == 5.0
+    assert cache.fresh_copy().snapshot().jobs[JOB1].schedule_start == 0.0
