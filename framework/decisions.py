@@ -33,9 +33,11 @@ printed as such.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Container, Iterable, Iterator, MutableSequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
+from .api.job_info import PodGroupState, put_condition
 from .api.task_status import TaskStatus
 
 if TYPE_CHECKING:
@@ -134,6 +136,129 @@ class PodGroupPhase:
         }
 
 
+class UntouchedStatuses:
+    """The PodGroup statuses of the jobs a session left as the snapshot lent them (``QuietJobInfo``),
+    as the job updater captured them at close, made into ``PodGroupPhase`` entries when first read.
+
+    Per job: its UID, its PodGroup state (never written after it was captured: no session writes a
+    quiet copy's state, and a copy that stops being quiet gets its own, ``QuietJobInfo``), the phase
+    and counts the job updater computed, and the phase it had when the session opened; for all of
+    them, the conditions the session wrote to no state (``Session.conditions_written``), merged into
+    each entry's copy of its state's conditions as they would have been into the state."""
+
+    __slots__ = ("olds", "states", "statuses", "uids", "written")
+
+    def __init__(self, written: list[tuple[PodGroupCondition, Container[str]]]) -> None:
+        self.uids: list[str] = []
+        self.states: list[PodGroupState] = []
+        self.statuses: list[tuple[str, int, int, int]] = []
+        self.olds: list[str] = []
+        self.written = written
+
+    def __len__(self) -> int:
+        return len(self.uids)
+
+    def entries(self) -> list[PodGroupPhase]:
+        written = self.written
+        out: list[PodGroupPhase] = []
+        append = out.append
+        for uid, state, (phase, running, succeeded, failed), old in zip(
+            self.uids, self.states, self.statuses, self.olds, strict=True
+        ):
+            conditions = state.conditions.copy()
+            for condition, uids in written:
+                if uid in uids:
+                    put_condition(conditions, condition)
+            append(PodGroupPhase(uid, phase, old, conditions, running, succeeded, failed))
+        return out
+
+
+class PodGroupPhases(MutableSequence[PodGroupPhase]):
+    """The PodGroup statuses of a decision log: a list of ``PodGroupPhase`` in every way a reader
+    sees, part of which the job updater may have left to be made when first read
+    (``UntouchedStatuses``: at 8,000 jobs, a session that changed none of them would otherwise spend a
+    quarter of a steady cycle making their entries). A ``sort`` asked for before they are made is
+    done when they are."""
+
+    __slots__ = ("_entries", "_sort_key", "_untouched")
+
+    def __init__(self, entries: Iterable[PodGroupPhase] = ()) -> None:
+        self._entries: list[PodGroupPhase] = list(entries)
+        self._untouched: list[UntouchedStatuses] = []
+        self._sort_key: Callable[[PodGroupPhase], Any] | None = None
+
+    def defer(self, statuses: UntouchedStatuses) -> None:
+        """Add the entries of ``statuses``, made when first read."""
+        if len(statuses):
+            self._untouched.append(statuses)
+
+    def _made(self) -> list[PodGroupPhase]:
+        if self._untouched:
+            for statuses in self._untouched:
+                self._entries += statuses.entries()
+            self._untouched = []
+            if self._sort_key is not None:
+                self._entries.sort(key=self._sort_key)
+                self._sort_key = None
+        return self._entries
+
+    def sort(self, *, key: Callable[[PodGroupPhase], Any]) -> None:
+        if self._untouched:
+            self._sort_key = key
+        else:
+            self._entries.sort(key=key)
+
+    def __len__(self) -> int:
+        return len(self._entries) + sum(len(statuses) for statuses in self._untouched)
+
+    def __iter__(self) -> Iterator[PodGroupPhase]:
+        return iter(self._made())
+
+    @overload
+    def __getitem__(self, index: int) -> PodGroupPhase: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[PodGroupPhase]: ...
+
+    def __getitem__(self, index: int | slice) -> PodGroupPhase | list[PodGroupPhase]:
+        return self._made()[index]
+
+    @overload
+    def __setitem__(self, index: int, value: PodGroupPhase) -> None: ...
+
+    @overload
+    def __setitem__(self, index: slice, value: Iterable[PodGroupPhase]) -> None: ...
+
+    def __setitem__(self, index: int | slice, value: Any) -> None:
+        self._made()[index] = value
+
+    def __delitem__(self, index: int | slice) -> None:
+        del self._made()[index]
+
+    def insert(self, index: int, value: PodGroupPhase) -> None:
+        self._made().insert(index, value)
+
+    def append(self, value: PodGroupPhase) -> None:
+        if self._untouched and self._sort_key is not None:
+            self._made()  # appended after a sort: after the sorted entries, as in a list
+        self._entries.append(value)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PodGroupPhases):
+            return self._made() == other._made()
+        if isinstance(other, list):
+            return self._made() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"PodGroupPhases({self._made()!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (PodGroupPhases, (self._made(),))
+
+
 @dataclass
 class PendingTask:
     pod: str
@@ -193,7 +318,9 @@ class CycleDecisions:
     binds: list[Bind] = field(default_factory=list)
     evictions: list[Eviction] = field(default_factory=list)
     pipelined: list[Placement] = field(default_factory=list)
-    podgroups: list[PodGroupPhase] = field(default_factory=list)
+    podgroups: PodGroupPhases = field(default_factory=PodGroupPhases)
+    """Every job's PodGroup status as the job updater computed it (a list, in every way a reader
+    sees; ``CycleDecisions(podgroups=[...])`` takes a list too)."""
     pending: list[PendingTask] = field(default_factory=list)
     events: list[PodGroupEvent] = field(default_factory=list)
     nominations: list[Nomination] = field(default_factory=list)
@@ -217,6 +344,10 @@ class CycleDecisions:
     refusals: Refusals = field(default_factory=Refusals)
     session_uid: str = ""
     """The session that decided (``Session.uid``): the transition ID of the conditions it wrote."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.podgroups, PodGroupPhases):
+            self.podgroups = PodGroupPhases(self.podgroups)
 
     def to_json(self) -> dict[str, Any]:
         return {

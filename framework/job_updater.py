@@ -20,12 +20,12 @@ from .api.job_info import (
     POD_GROUP_UNKNOWN,
     JobInfo,
     QuietJobInfo,
-    put_condition,
 )
 from .api.task_status import TaskStatus
-from .decisions import PodGroupPhase
+from .decisions import PodGroupPhase, UntouchedStatuses
 
 if TYPE_CHECKING:
+    from .cache.objects import PodGroupCondition
     from .session import Session
 
 UNSCHEDULABLE_CONDITION = "Unschedulable"
@@ -62,45 +62,50 @@ def update_all_jobs(ssn: Session) -> None:
     The status of a job nothing changed since the cache built it (its phase and the session's
     Unschedulable condition in the key) is the one remembered from an earlier session
     (``JobInfo.derived``). A job's copy that is still as the snapshot lent it (``QuietJobInfo``)
-    keeps its PodGroup state (the cluster cache lends it again, state and all): its entry is computed
-    from the state and the conditions the session wrote for it (``Session.conditions_written``), as
-    if they had been written into the state; every other job's state is written."""
+    keeps its PodGroup state (the cluster cache lends it again, state and all): its entry is made
+    from the state and the conditions the session wrote for it (``Session.conditions_written``) as
+    if they had been written into the state, when the log is first read
+    (``decisions.UntouchedStatuses``); every other job's state is written and its entry made now.
+    With a ``fumarole_podgroup_phase`` observer, every job's entry is made now."""
     observed = ssn.hooks is not None and bool(ssn.hooks.fumarole_podgroup_phase.get_hookimpls())
     session_uid = ssn.uid
     old_phases = ssn.pod_group_old_phase
-    written_to_quiet = ssn.conditions_written
-    append = ssn.decisions.podgroups.append
+    written = ssn.conditions_written
+    podgroups = ssn.decisions.podgroups
+    append = podgroups.append
+    untouched = UntouchedStatuses(written)
+    uids, states, statuses, olds = untouched.uids, untouched.states, untouched.statuses, untouched.olds
     for uid, job in ssn.jobs.items():
         state = job.pod_group_state
-        conditions = state.conditions.copy()
-        if type(job) is QuietJobInfo:
+        if type(job) is QuietJobInfo and not observed:
             # its state is the cache's as lent: only the conditions written to no state can be this
-            # session's (an Unschedulable one makes the job's phase Unknown while a task runs)
+            # session's (an Unschedulable one makes the phase Unknown while a task runs)
             unschedulable = False
-            for condition, uids in written_to_quiet:
-                if uid in uids:
-                    put_condition(conditions, condition)
-                    if (
-                        condition.type == UNSCHEDULABLE_CONDITION
-                        and condition.status == "True"
-                        and condition.transition_id == session_uid
-                    ):
-                        unschedulable = True
-            key = ("pod_group_status", state.phase, unschedulable)
-            memo = job._derived
-            status = memo.get(key)
-            if status is None:
-                status = memo[key] = pod_group_status(job, unschedulable)
-            phase, running, succeeded, failed = status
-        else:
-            unschedulable = False
-            for c in conditions:
-                if c.type == UNSCHEDULABLE_CONDITION and c.status == "True" and c.transition_id == session_uid:
+            for condition, written_for in written:
+                if uid in written_for and _unschedulable_in(condition, session_uid):
                     unschedulable = True
-                    break
-            phase, running, succeeded, failed = job.derived(
-                ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
+            uids.append(uid)
+            states.append(state)
+            statuses.append(
+                job.derived(
+                    ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
+                )
             )
+            olds.append(old_phases.get(uid, ""))
+            continue
+        quiet = type(job) is QuietJobInfo
+        if quiet:
+            conditions = state.conditions.copy()
+            ssn.merge_conditions_written(uid, conditions)
+        else:
+            # conditions written while the copy was quiet go into its state first
+            ssn.merge_conditions_written(uid, state.conditions, into_state=True)
+            conditions = state.conditions.copy()
+        unschedulable = any(_unschedulable_in(c, session_uid) for c in conditions)
+        phase, running, succeeded, failed = job.derived(
+            ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
+        )
+        if not quiet:
             state.phase = phase
             state.running = running
             state.succeeded = succeeded
@@ -110,3 +115,13 @@ def update_all_jobs(ssn: Session) -> None:
         if observed:
             assert ssn.hooks is not None
             ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=phase)
+    podgroups.defer(untouched)
+
+
+def _unschedulable_in(condition: PodGroupCondition, session_uid: str) -> bool:
+    """Whether ``condition`` is an Unschedulable condition the session ``session_uid`` wrote."""
+    return (
+        condition.type == UNSCHEDULABLE_CONDITION
+        and condition.status == "True"
+        and condition.transition_id == session_uid
+    )

@@ -212,10 +212,12 @@ class Session(ExtensionPointSpecs):
         """The jobs whose copy the previous snapshot handed out and this one lent again as it was
         (``ClusterSnapshot.lent_as_is``; what ``framework.job_values.JobValues`` reuses)."""
         self.dirty_jobs: set[str] = set()
+        self._conditions_merged: set[str] = set()
+        """The jobs whose state ``merge_conditions_written`` brought up to date (once a session)."""
         self.conditions_written: list[tuple[PodGroupCondition, Container[str]]] = []
         """The PodGroup conditions written by ``update_pod_group_condition(s)`` into no state (the
         job's copy was as the snapshot lent it), in the order written, each with the UIDs of the jobs
-        it was written for (``conditions_written_for``)."""
+        it was written for (``merge_conditions_written``)."""
         self.cycle_states: dict[str, dict[str, Any]] = {}
         self.nominations_written: dict[str, str] = {}
         """Task UID -> job UID of the tasks whose nominated node the session wrote
@@ -585,19 +587,17 @@ class Session(ExtensionPointSpecs):
     def update_pod_group_condition(self, job: JobInfo, condition: Any) -> None:
         """Replace the condition of the same type, or append it (``UpdatePodGroupCondition``).
 
-        The job's copy keeps its PodGroup state while it is as the snapshot lent it (a
-        ``QuietJobInfo``: the cluster cache lends it again, state and all, to the next session): the
-        session keeps the condition (``conditions_written``) and the job updater writes it into the
-        job's entry of the decision log as it would have been written into the state. Every other
-        job's condition goes into its state at once. Either way the log is the same; read a job's
-        conditions of this session with ``pod_group_conditions``."""
+        A job's copy keeps its PodGroup state while it is as the snapshot lent it (a ``QuietJobInfo``:
+        the cluster cache lends it again, state and all, to the next session): the session keeps the
+        condition (``conditions_written``) and the job updater writes it into the job's entry of the
+        decision log as it would have been written into the state (or into the state, before any
+        later condition, if the copy stops being quiet). Every other job's condition goes into its
+        state at once. Either way the log is the same; read a job's conditions of this session with
+        ``pod_group_conditions``."""
         target = self.jobs.get(job.uid)
         if target is None:
             raise KeyError(f"failed to find job <{job.namespace}/{job.name}>")
-        if type(target) is QuietJobInfo:
-            self.conditions_written.append((condition, (target.uid,)))
-            return
-        put_condition(target.pod_group_state.conditions, condition)
+        self.update_pod_group_conditions((target,), condition)
 
     def update_pod_group_conditions(self, jobs: Iterable[JobInfo], condition: Any) -> None:
         """``update_pod_group_condition`` of the same condition for each of ``jobs``, which must be
@@ -607,19 +607,33 @@ class Session(ExtensionPointSpecs):
             if type(job) is QuietJobInfo:
                 quiet.add(job.uid)
             else:
-                put_condition(job.pod_group_state.conditions, condition)
+                conditions = job.pod_group_state.conditions
+                self.merge_conditions_written(job.uid, conditions, into_state=True)
+                put_condition(conditions, condition)
         if quiet:
             self.conditions_written.append((condition, quiet))
 
-    def conditions_written_for(self, uid: str) -> list[PodGroupCondition]:
-        """The conditions of ``conditions_written`` written for job ``uid``, in the order written."""
-        return [condition for condition, uids in self.conditions_written if uid in uids]
+    def merge_conditions_written(
+        self, uid: str, conditions: list[PodGroupCondition], *, into_state: bool = False
+    ) -> None:
+        """Put the conditions of ``conditions_written`` for job ``uid`` into ``conditions``, in the
+        order written: a copy of the job's conditions, or (``into_state``) the job's state's own
+        (the copy stopped being quiet), once a session."""
+        if not self.conditions_written:
+            return
+        if into_state:
+            if uid in self._conditions_merged:
+                return
+            self._conditions_merged.add(uid)
+        for condition, uids in self.conditions_written:
+            if uid in uids:
+                put_condition(conditions, condition)
 
     def pod_group_conditions(self, job: JobInfo) -> list[PodGroupCondition]:
         """The conditions of ``job``'s PodGroup as this session has written them so far (a new list)."""
         conditions = list(job.pod_group_state.conditions)
-        for condition in self.conditions_written_for(job.uid):
-            put_condition(conditions, condition)
+        if job.uid not in self._conditions_merged:
+            self.merge_conditions_written(job.uid, conditions)
         return conditions
 
     def record_pod_group_event(self, job: JobInfo, event_type: str, reason: str, message: str) -> None:

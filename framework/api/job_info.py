@@ -753,20 +753,30 @@ class JobInfo:
 
 class QuietJobInfo(JobInfo):
     """A session's borrowing copy of a cached job, as the snapshot handed it out: no attribute of it
-    has been set since. Setting or deleting one makes it a plain ``JobInfo`` first, so a copy still
-    of this class when its session has closed holds nothing the session set on it but what every
-    session writes into its own copies: its PodGroup state and fit errors (containers) and
-    ``schedule_start`` (``start_scheduling``), which ``JobInfo.lend_again`` renews. The cluster cache
-    lends such a copy again without refilling it (``cache.lending``). (A borrowing copy's other
+    has been set since. Setting or deleting one makes it a plain ``JobInfo`` first (with a PodGroup
+    state of its own), so a copy still of this class when its session has closed holds nothing the
+    session set on it but ``schedule_start`` (``start_scheduling``) and, in principle, fit errors;
+    its PodGroup state is as lent: a session writes a quiet copy's conditions to its decision log
+    only (``Session.update_pod_group_condition``, the job updater), and its phase only by setting
+    ``phase``, which ends its quietness. (Write a job's PodGroup state only through those.) The
+    cluster cache lends such a copy again as it is (``cache.lending``). (A borrowing copy's other
     containers are the cache's and are never changed in place.)"""
 
     def __setattr__(self, name: str, value: Any) -> None:
-        object.__setattr__(self, "__class__", JobInfo)
+        self._stop_being_quiet()
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name: str) -> None:
-        object.__setattr__(self, "__class__", JobInfo)
+        self._stop_being_quiet()
         object.__delattr__(self, name)
+
+    def _stop_being_quiet(self) -> None:
+        """Become a plain ``JobInfo`` with a PodGroup state of its own: the state it had as a quiet
+        copy is never written (a closed session's decision log may still read it:
+        ``decisions.UntouchedStatuses``)."""
+        fields = self.__dict__
+        fields["pod_group_state"] = fields["pod_group_state"].copy()
+        object.__setattr__(self, "__class__", JobInfo)
 
 
 def touched_jobs(jobs: Iterable[JobInfo]) -> list[JobInfo]:
