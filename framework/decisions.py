@@ -158,19 +158,44 @@ class UntouchedStatuses:
     def __len__(self) -> int:
         return len(self.uids)
 
+    def conditions_of(self, index: int) -> list[PodGroupCondition]:
+        """The conditions of the ``index``-th job's entry (a new list)."""
+        uid = self.uids[index]
+        conditions = self.states[index].conditions.copy()
+        for condition, uids in self.written:
+            if uid in uids:
+                put_condition(conditions, condition)
+        return conditions
+
+    def entry(self, index: int) -> PodGroupPhase:
+        """The ``index``-th job's entry."""
+        phase, running, succeeded, failed = self.statuses[index]
+        return PodGroupPhase(
+            self.uids[index], phase, self.olds[index], self.conditions_of(index), running, succeeded, failed
+        )
+
+    def differs(self, index: int, phase: str, counts: tuple[int, int, int], conditions: list[Any]) -> bool:
+        """Whether the ``index``-th job's entry differs from a PodGroup status of ``phase``, ``counts``
+        (running, succeeded, failed) and ``conditions``, as upstream's ``isPodGroupStatusUpdated``
+        compares them (conditions by type, status, reason and message), without making the entry."""
+        mine = self.statuses[index]
+        if mine[0] != phase or mine[1:] != counts:
+            return True
+        own = self.conditions_of(index)
+        if len(own) != len(conditions):
+            return True
+        for a, b in zip(own, conditions, strict=True):
+            if a is not b and (a.type, a.status, a.reason, a.message) != (
+                b.type,
+                b.status,
+                b.reason,
+                b.message,
+            ):
+                return True
+        return False
+
     def entries(self) -> list[PodGroupPhase]:
-        written = self.written
-        out: list[PodGroupPhase] = []
-        append = out.append
-        for uid, state, (phase, running, succeeded, failed), old in zip(
-            self.uids, self.states, self.statuses, self.olds, strict=True
-        ):
-            conditions = state.conditions.copy()
-            for condition, uids in written:
-                if uid in uids:
-                    put_condition(conditions, condition)
-            append(PodGroupPhase(uid, phase, old, conditions, running, succeeded, failed))
-        return out
+        return [self.entry(index) for index in range(len(self.uids))]
 
 
 class PodGroupPhases(MutableSequence[PodGroupPhase]):
@@ -191,6 +216,25 @@ class PodGroupPhases(MutableSequence[PodGroupPhase]):
         """Add the entries of ``statuses``, made when first read."""
         if len(statuses):
             self._untouched.append(statuses)
+
+    def where(
+        self,
+        keep: Callable[[PodGroupPhase], bool],
+        keep_untouched: Callable[[UntouchedStatuses, int], bool],
+    ) -> list[PodGroupPhase]:
+        """The entries ``keep`` keeps, in the log's order, making only the entries of untouched jobs
+        that ``keep_untouched(statuses, index)`` keeps: for a reader that can tell without an entry
+        (the cache's ``apply`` and the live writes skip the statuses their PodGroups already have)."""
+        if not self._untouched:
+            return [entry for entry in self._entries if keep(entry)]
+        out = [entry for entry in self._entries if keep(entry)]
+        for statuses in self._untouched:
+            out += [
+                statuses.entry(index) for index in range(len(statuses)) if keep_untouched(statuses, index)
+            ]
+        if self._sort_key is not None:
+            out.sort(key=self._sort_key)
+        return out
 
     def _made(self) -> list[PodGroupPhase]:
         if self._untouched:

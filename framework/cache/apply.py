@@ -17,10 +17,11 @@ the pod going away after its grace period) is the world's business: the in-memor
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..decisions import CycleDecisions, PodGroupPhase
+    from ..decisions import CycleDecisions, PodGroupPhase, UntouchedStatuses
     from .cluster_cache import ClusterCache
     from .objects import PodGroup
 
@@ -89,10 +90,8 @@ def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float =
             cache.allocated_hyper_nodes[uid] = allocated
         else:
             cache.allocated_hyper_nodes.pop(uid, None)
-    for state in decisions.podgroups:
-        pg = cache.pod_groups.get(state.podgroup)
-        if pg is None or not _status_changed(pg, state):
-            continue
+    for state in statuses_to_write(decisions, cache.pod_groups):
+        pg = cache.pod_groups[state.podgroup]
         pg_status = pg.status.model_copy(
             update={
                 "phase": state.phase,
@@ -103,6 +102,26 @@ def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float =
             }
         )
         cache.pod_groups[state.podgroup] = pg.model_copy(update={"status": pg_status})
+
+
+def statuses_to_write(decisions: CycleDecisions, pod_groups: Mapping[str, PodGroup]) -> list[PodGroupPhase]:
+    """The log's PodGroup statuses that differ from their PodGroup's in ``pod_groups`` (those not
+    there left out), as ``isPodGroupStatusUpdated`` compares them, in the log's order; the entries of
+    untouched jobs (``decisions.UntouchedStatuses``) are made only for those that differ."""
+
+    def changed(state: PodGroupPhase) -> bool:
+        pg = pod_groups.get(state.podgroup)
+        return pg is not None and _status_changed(pg, state)
+
+    def untouched_changed(statuses: UntouchedStatuses, index: int) -> bool:
+        pg = pod_groups.get(statuses.uids[index])
+        if pg is None:
+            return False
+        status = pg.status
+        counts = (status.running, status.succeeded, status.failed)
+        return statuses.differs(index, status.phase, counts, status.conditions)
+
+    return decisions.podgroups.where(changed, untouched_changed)
 
 
 def podgroup_status_changed(pg: PodGroup, state: PodGroupPhase) -> bool:

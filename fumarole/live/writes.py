@@ -34,8 +34,8 @@ from typing import Any
 import yaml
 
 from fumarole.framework.cache import ClusterCache
-from fumarole.framework.cache.apply import podgroup_status_changed
-from fumarole.framework.cache.objects import PodGroup, PodGroupCondition
+from fumarole.framework.cache.apply import statuses_to_write
+from fumarole.framework.cache.objects import PodGroupCondition
 from fumarole.framework.decisions import CycleDecisions, PodGroupPhase
 
 BIND = "bind"
@@ -188,10 +188,7 @@ def decision_writes(
             nominated[key] = ""
     for key in sorted(nominated):
         writes.append(nominate_write(key, nominated[key] or None))
-    for state in decisions.podgroups:
-        pg: PodGroup | None = cache.pod_groups.get(state.podgroup) if cache is not None else None
-        if cache is not None and (pg is None or not podgroup_status_changed(pg, state)):
-            continue
+    for state in decisions.podgroups if cache is None else statuses_to_write(decisions, cache.pod_groups):
         writes.append(podgroup_write(state))
     return writes
 

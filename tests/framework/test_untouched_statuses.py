@@ -22,6 +22,8 @@ from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
 
+from fumarole.live.writes import decision_writes
+
 NS = "ns"
 CONF = {
     "actions": "enqueue, allocate, backfill",
@@ -105,9 +107,17 @@ def test_the_log_of_untouched_jobs_is_the_one_made_at_once_cycle_after_cycle() -
             target.put(build_pod(NS, f"{late}-0", group=late, requests={"cpu": "1"}))
         left, made = deferred.run_once(now=float(cycle)), eager.run_once(now=float(cycle))
         logs.append((left, made))
-        assert log_view(left) == log_view(made)
+        # the live writes and the cache's apply skip the statuses the PodGroups have without making
+        # the untouched jobs' entries: the same requests, the same PodGroups after
+        assert [w.body for w in decision_writes(left, cache)] == [
+            w.body for w in decision_writes(made, watched_cache)
+        ]
         cache.apply(left)
         watched_cache.apply(made)
+        assert log_view(left) == log_view(made)
+        assert {k: pg.status for k, pg in cache.pod_groups.items()} == {
+            k: pg.status for k, pg in watched_cache.pod_groups.items()
+        }
     assert watcher.seen == sum(len(made.podgroups) for _, made in logs)
     phases = {p.podgroup: p.phase for p in logs[-1][0].podgroups}
     assert (phases[f"{NS}/short"], phases[f"{NS}/done"], phases[f"{NS}/never"]) == (
@@ -243,3 +253,54 @@ def _sorted_then_appended(phases: PodGroupPhases) -> list[str]:
 )
 def test_the_statuses_read_as_a_list(read: Callable[[PodGroupPhases], Any], expected: Any) -> None:
     assert read(_phases()) == expected
+
+
+def _scheduled(transition_id: str, message: str = "") -> PodGroupCondition:
+    return PodGroupCondition(
+        type="Scheduled", status="True", transition_id=transition_id, reason="ready", message=message
+    )
+
+
+OLD = _scheduled("old-session")
+
+
+@pytest.mark.parametrize(
+    "written, status, differs",
+    [
+        pytest.param([], ("Running", (2, 0, 0), [OLD]), False, id="as-the-podgroup"),
+        pytest.param([], ("Pending", (2, 0, 0), [OLD]), True, id="another-phase"),
+        pytest.param([], ("Running", (1, 0, 0), [OLD]), True, id="other-counts"),
+        pytest.param(
+            [_scheduled("this")], ("Running", (2, 0, 0), [OLD]), False, id="written-again-by-a-new-session"
+        ),
+        pytest.param(
+            [_scheduled("this", "new")], ("Running", (2, 0, 0), [OLD]), True, id="written-with-a-new-message"
+        ),
+        pytest.param(
+            [
+                PodGroupCondition(
+                    type="Unschedulable", status="True", transition_id="this", reason="r", message="m"
+                )
+            ],
+            ("Running", (2, 0, 0), [OLD]),
+            True,
+            id="a-condition-added",
+        ),
+        pytest.param([], ("Running", (2, 0, 0), []), True, id="the-podgroup-has-none"),
+    ],
+)
+def test_an_untouched_status_differs_from_a_podgroup_s_as_upstream_compares_them(
+    written: list[PodGroupCondition], status: tuple[str, tuple[int, int, int], list[Any]], differs: bool
+) -> None:
+    statuses = UntouchedStatuses([(condition, {"ns/a"}) for condition in written])
+    statuses.uids.append("ns/a")
+    statuses.states.append(PodGroupState(phase="Running", conditions=[OLD], running=2))
+    statuses.statuses.append(("Running", 2, 0, 0))
+    statuses.olds.append("Running")
+    phase, counts, conditions = status
+    assert statuses.differs(0, phase, counts, conditions) is differs
+    entry = statuses.entry(0)
+    made_differs = (entry.phase, (entry.running, entry.succeeded, entry.failed)) != (phase, counts) or [
+        (c.type, c.status, c.reason, c.message) for c in entry.conditions
+    ] != [(c.type, c.status, c.reason, c.message) for c in conditions]
+    assert made_differs is differs
