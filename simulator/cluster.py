@@ -541,10 +541,14 @@ class SimCluster:
         self._touched_groups.clear()
         self._last_session = (decisions.cycle, decisions.session_uid)
         self._last_states = {}
-        for state in decisions.podgroups:
-            if state.phase not in SETTLED_PHASES:
-                self._unsettled_groups[state.podgroup] = None
-                self._last_states[state.podgroup] = state
+        # (an untouched job's entry is made only when its phase is not settled)
+        unsettled = decisions.podgroups.where(
+            lambda state: state.phase not in SETTLED_PHASES,
+            lambda statuses, index: statuses.statuses[index][0] not in SETTLED_PHASES,
+        )
+        for state in unsettled:
+            self._unsettled_groups[state.podgroup] = None
+            self._last_states[state.podgroup] = state
 
     def cycle_left_out(self) -> None:
         """A cycle was accounted without a session (elided, or its phase flips applied): the next
