@@ -136,6 +136,11 @@ class PodGroupPhase:
         }
 
 
+def _key(condition: PodGroupCondition) -> tuple[str, str, str, str]:
+    """What ``isPodGroupStatusUpdated`` compares of a condition (not its transition ID nor time)."""
+    return (condition.type, condition.status, condition.reason, condition.message)
+
+
 class UntouchedStatuses:
     """The PodGroup statuses of the jobs a session left as the snapshot lent them (``QuietJobInfo``),
     as the job updater captured them at close, made into ``PodGroupPhase`` entries when first read.
@@ -174,25 +179,47 @@ class UntouchedStatuses:
             self.uids[index], phase, self.olds[index], self.conditions_of(index), running, succeeded, failed
         )
 
-    def differs(self, index: int, phase: str, counts: tuple[int, int, int], conditions: list[Any]) -> bool:
-        """Whether the ``index``-th job's entry differs from a PodGroup status of ``phase``, ``counts``
-        (running, succeeded, failed) and ``conditions``, as upstream's ``isPodGroupStatusUpdated``
-        compares them (conditions by type, status, reason and message), without making the entry."""
-        mine = self.statuses[index]
-        if mine[0] != phase or mine[1:] != counts:
-            return True
-        own = self.conditions_of(index)
-        if len(own) != len(conditions):
-            return True
-        for a, b in zip(own, conditions, strict=True):
-            if a is not b and (a.type, a.status, a.reason, a.message) != (
-                b.type,
-                b.status,
-                b.reason,
-                b.message,
+    def differing(self, statuses: Callable[[str], Any]) -> list[int]:
+        """The indexes of the jobs whose entry differs from their PodGroup's status ``statuses(uid)``
+        (a PodGroup status: ``phase``, ``running``, ``succeeded``, ``failed``, ``conditions``; None:
+        no PodGroup, left out), as upstream's ``isPodGroupStatusUpdated`` compares them (conditions by
+        type, status, reason and message), without making the entries."""
+        out: list[int] = []
+        written = [(c.type, _key(c), uids) for c, uids in self.written]
+        for index, (uid, state, mine) in enumerate(zip(self.uids, self.states, self.statuses, strict=True)):
+            status = statuses(uid)
+            if status is None:
+                continue
+            if (
+                mine[0] != status.phase
+                or mine[1] != status.running
+                or mine[2] != status.succeeded
+                or mine[3] != status.failed
             ):
-                return True
-        return False
+                out.append(index)
+                continue
+            own: list[Any] = state.conditions
+            if written:
+                # the conditions written for this job by type, the last of a type winning; those of
+                # a type the state has replace it in place, the others are appended in order
+                put = {kind: key for kind, key, uids in written if uid in uids}
+                if put:
+                    theirs = status.conditions
+                    kept = [put.pop(c.type, None) or _key(c) for c in own]
+                    if put:
+                        kept += put.values()
+                    if len(kept) != len(theirs) or kept != [_key(c) for c in theirs]:
+                        out.append(index)
+                    continue
+            theirs = status.conditions
+            if len(own) != len(theirs):
+                out.append(index)
+                continue
+            for a, b in zip(own, theirs, strict=True):
+                if a is not b and _key(a) != _key(b):
+                    out.append(index)
+                    break
+        return out
 
     def entries(self) -> list[PodGroupPhase]:
         return [self.entry(index) for index in range(len(self.uids))]
@@ -220,18 +247,16 @@ class PodGroupPhases(MutableSequence[PodGroupPhase]):
     def where(
         self,
         keep: Callable[[PodGroupPhase], bool],
-        keep_untouched: Callable[[UntouchedStatuses, int], bool],
+        keep_untouched: Callable[[UntouchedStatuses], Iterable[int]],
     ) -> list[PodGroupPhase]:
         """The entries ``keep`` keeps, in the log's order, making only the entries of untouched jobs
-        that ``keep_untouched(statuses, index)`` keeps: for a reader that can tell without an entry
+        whose indexes ``keep_untouched(statuses)`` gives: for a reader that can tell without an entry
         (the cache's ``apply`` and the live writes skip the statuses their PodGroups already have)."""
-        if not self._untouched:
-            return [entry for entry in self._entries if keep(entry)]
         out = [entry for entry in self._entries if keep(entry)]
+        if not self._untouched:
+            return out
         for statuses in self._untouched:
-            out += [
-                statuses.entry(index) for index in range(len(statuses)) if keep_untouched(statuses, index)
-            ]
+            out += [statuses.entry(index) for index in keep_untouched(statuses)]
         if self._sort_key is not None:
             out.sort(key=self._sort_key)
         return out

@@ -544,7 +544,9 @@ class SimCluster:
         # (an untouched job's entry is made only when its phase is not settled)
         unsettled = decisions.podgroups.where(
             lambda state: state.phase not in SETTLED_PHASES,
-            lambda statuses, index: statuses.statuses[index][0] not in SETTLED_PHASES,
+            lambda statuses: [
+                i for i, status in enumerate(statuses.statuses) if status[0] not in SETTLED_PHASES
+            ],
         )
         for state in unsettled:
             self._unsettled_groups[state.podgroup] = None

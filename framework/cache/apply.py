@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..decisions import CycleDecisions, PodGroupPhase, UntouchedStatuses
     from .cluster_cache import ClusterCache
-    from .objects import PodGroup
+    from .objects import PodGroup, PodGroupStatusModel
 
 
 _condition_key = operator.attrgetter("type", "status", "reason", "message")
@@ -113,13 +113,12 @@ def statuses_to_write(decisions: CycleDecisions, pod_groups: Mapping[str, PodGro
         pg = pod_groups.get(state.podgroup)
         return pg is not None and _status_changed(pg, state)
 
-    def untouched_changed(statuses: UntouchedStatuses, index: int) -> bool:
-        pg = pod_groups.get(statuses.uids[index])
-        if pg is None:
-            return False
-        status = pg.status
-        counts = (status.running, status.succeeded, status.failed)
-        return statuses.differs(index, status.phase, counts, status.conditions)
+    def status_of(uid: str) -> PodGroupStatusModel | None:
+        pg = pod_groups.get(uid)
+        return None if pg is None else pg.status
+
+    def untouched_changed(statuses: UntouchedStatuses) -> list[int]:
+        return statuses.differing(status_of)
 
     return decisions.podgroups.where(changed, untouched_changed)
 

@@ -14,7 +14,7 @@ import pytest
 from fumarole.framework.api.job_info import PodGroupState, QuietJobInfo
 from fumarole.framework.cache import ClusterCache
 from fumarole.framework.cache.builders import build_node, build_pod, build_pod_group, build_queue
-from fumarole.framework.cache.objects import PodGroupCondition
+from fumarole.framework.cache.objects import PodGroupCondition, PodGroupStatusModel
 from fumarole.framework.conf import SchedulerConf
 from fumarole.framework.decisions import CycleDecisions, PodGroupPhase, PodGroupPhases, UntouchedStatuses
 from fumarole.framework.hookspecs import hookimpl
@@ -287,6 +287,26 @@ OLD = _scheduled("old-session")
             id="a-condition-added",
         ),
         pytest.param([], ("Running", (2, 0, 0), []), True, id="the-podgroup-has-none"),
+        pytest.param(
+            [_scheduled("this", "first"), _scheduled("this")],
+            ("Running", (2, 0, 0), [OLD]),
+            False,
+            id="written-twice-the-last-wins",
+        ),
+        pytest.param(
+            [
+                PodGroupCondition(
+                    type="Unschedulable", status="True", transition_id="this", reason="r", message="m"
+                )
+            ],
+            (
+                "Running",
+                (2, 0, 0),
+                [OLD, PodGroupCondition(type="Unschedulable", status="True", reason="r", message="m")],
+            ),
+            False,
+            id="appended-as-the-podgroup-has-it",
+        ),
     ],
 )
 def test_an_untouched_status_differs_from_a_podgroup_s_as_upstream_compares_them(
@@ -298,7 +318,12 @@ def test_an_untouched_status_differs_from_a_podgroup_s_as_upstream_compares_them
     statuses.statuses.append(("Running", 2, 0, 0))
     statuses.olds.append("Running")
     phase, counts, conditions = status
-    assert statuses.differs(0, phase, counts, conditions) is differs
+    running, succeeded, failed = counts
+    pg_status = PodGroupStatusModel(
+        phase=phase, running=running, succeeded=succeeded, failed=failed, conditions=conditions
+    )
+    assert statuses.differing({"ns/a": pg_status}.get) == ([0] if differs else [])
+    assert statuses.differing({}.get) == []  # no PodGroup: left out
     entry = statuses.entry(0)
     made_differs = (entry.phase, (entry.running, entry.succeeded, entry.failed)) != (phase, counts) or [
         (c.type, c.status, c.reason, c.message) for c in entry.conditions
