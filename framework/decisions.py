@@ -202,12 +202,13 @@ class UntouchedStatuses:
             if written:
                 # the conditions written for this job by type, the last of a type winning; those of
                 # a type the state has replace it in place, the others are appended in order
-                put = {kind: key for kind, key, uids in written if uid in uids}
+                put: dict[str, tuple[str, str, str, str] | None] = {
+                    kind: key for kind, key, uids in written if uid in uids
+                }
                 if put:
                     theirs = status.conditions
                     kept = [put.pop(c.type, None) or _key(c) for c in own]
-                    if put:
-                        kept += put.values()
+                    kept += [key for key in put.values() if key is not None]
                     if len(kept) != len(theirs) or kept != [_key(c) for c in theirs]:
                         out.append(index)
                     continue
