@@ -15,12 +15,17 @@
 2. ``select_victims_on_node``: remove victims greedily, lowest priority first (victim queue order),
    until the preemptor fits (simulated queue check, future-idle, simulated predicates); then
    *reprieve*: add them back highest priority first, keeping back every victim whose return still
-   lets the preemptor fit. Only the remaining victims are evicted. The node copy shares the node's
-   task objects (``NodeInfo.simulation_copy``, forked from one kept per node until the node
-   changes), the preemptees are those objects, not clones (the votes and the simulations only read
-   them; the copy's ``add_task`` stores clones), and the cycle state is copied only once the allowed
-   victims could make room, each entry as its ``clone`` decides (proportion copies the allocated
-   resources the simulations change; a skipped pod-affinity state is shared, as nothing changes it).
+   lets the preemptor fit. Only the remaining victims are evicted. The last victim removed is kept
+   without being added back and checked when the state before its removal is known not to fit (the
+   loop checked it, or the resources did not fit before any removal): adding a task back undoes its
+   removal (``simulate_add_task``'s contract), so upstream's add, check and remove again end where
+   they started (``REPRIEVE_EVERY_VICTIM`` makes the dry run take the long way, for the tests).
+   The node copy shares the node's task objects (``NodeInfo.simulation_copy``, forked from one kept
+   per node until the node changes), the preemptees are those objects, not clones (the votes and the
+   simulations only read them; the copy's ``add_task`` stores clones), and the cycle state is copied
+   only once the allowed victims could make room, each entry as its ``clone`` decides (proportion
+   copies the allocated resources the simulations change; a skipped pod-affinity state is shared, as
+   nothing changes it).
    ``simulate_allocatable`` and ``simulate_predicate`` are queries (docs/extension-points.md): the
    fit asks them only when the resources fit, and the check after the greedy loop is not asked
    again when the loop stopped on a fit (same state, same answer).
@@ -68,6 +73,9 @@ NO_ROOM = "not enough resources even with every task preempt could evict"
 EXAMINE_EVERY_NODE = False
 """Tests set it to examine every node before cutting the candidates (the reference the early stop
 must agree with)."""
+REPRIEVE_EVERY_VICTIM = False
+"""Tests set it to add back, check and remove again even the last victim the greedy loop removed, as
+upstream does (the reference the shortcut in ``select_victims_on_node`` must agree with)."""
 
 
 @dataclass
@@ -157,6 +165,9 @@ def select_victims_on_node(
             and simulate_predicate(state, preemptor, node) is None
         )
 
+    # whether the preemptor's resources fit before any removal: when they do not, the first victim
+    # removed cannot be reprieved (see the reprieve below)
+    fit_before = request.less_equal(node.future_idle(), ZERO)
     queue_of_victims = ssn.build_victims_priority_queue(victims_allowed, preemptor)
     potential: list[TaskInfo] = []
     fitted = False
@@ -183,7 +194,15 @@ def select_victims_on_node(
                 "without every allowed victim: its queue cannot take it or the node lacks resources"
             )
     victims: list[TaskInfo] = []
-    for task in reversed(potential):
+    reprieve = potential
+    if fitted and not REPRIEVE_EVERY_VICTIM and (len(potential) > 1 or not fit_before):
+        # The last victim removed made the fit: adding it back restores the state before its removal
+        # (simulate_add_task undoes simulate_remove_task, extension-points.md), where the loop found
+        # no fit, or, when it was the only one, where the resources did not fit. It stays a victim
+        # without being added, checked and removed again.
+        victims.append(potential[-1])
+        reprieve = potential[:-1]
+    for task in reversed(reprieve):
         problem = add(task)
         if problem:
             return [], problem

@@ -202,13 +202,17 @@ class ExtensionPointSpecs:
     def simulate_add_task(
         self, state: object, pending: TaskInfo, added: TaskInfo, node: NodeInfo, /
     ) -> BaseException | None:
-        """Update the simulated state as if ``added`` ran on the node (for placing ``pending``)."""
+        """Update the simulated state as if ``added`` ran on the node (for placing ``pending``). The inverse
+        of ``simulate_remove_task``: adding back a task just removed succeeds and leaves the state as it
+        was before the removal (topology-aware preemption's reprieve relies on it and does not add back
+        the last victim its greedy loop removed when the state before that removal did not fit)."""
 
     @point("SimulateRemoveTaskFn", ALLOCATION, v.ALL_MUST_PASS)
     def simulate_remove_task(
         self, state: object, pending: TaskInfo, removed: TaskInfo, node: NodeInfo, /
     ) -> BaseException | None:
-        """Update the simulated state as if ``removed`` left the node (for placing ``pending``)."""
+        """Update the simulated state as if ``removed`` left the node (for placing ``pending``); undone
+        by ``simulate_add_task`` of the same task."""
 
     @point("SimulateAllocatableFn", F.ALLOCATABLE, v.ALL_TRUE, permit)
     def simulate_allocatable(self, state: object, queue: QueueInfo, task: TaskInfo, /) -> bool:

@@ -567,6 +567,7 @@ def open_preempt_session(objects: list[Any]) -> Session:
 
 
 NOT_ENOUGH = "no validated victims on Node <n1>: not enough resources: requested <"
+NO_VICTIM = "expected at least one victim pod on node 'n1'"
 QUEUE_REFUSES = (
     "pod ns/high does not fit on node n1 even without every allowed victim: its queue cannot take it "
     "or the node lacks resources"
@@ -581,10 +582,13 @@ QUEUE_REFUSES = (
         pytest.param("2", None, ["b", "a"], "", id="two-small-victims-kept-highest-first"),
         pytest.param("6", None, [], NOT_ENOUGH, id="even-every-victim-is-too-little"),
         pytest.param("3", "2", [], QUEUE_REFUSES, id="queue-cannot-take-the-preemptor"),
+        # it fits before any eviction: the one victim removed is reprieved, so there is none
+        pytest.param("0", None, [], NO_VICTIM, id="fits-without-eviction"),
     ],
 )
+@pytest.mark.parametrize("reprieve_every", [False, True], ids=["last-victim-kept", "every-victim-added-back"])
 def test_select_victims_on_node(
-    preemptor_cpu: str, queue_cpu: str | None, victims: list[str], problem: str
+    preemptor_cpu: str, queue_cpu: str | None, victims: list[str], problem: str, reprieve_every: bool
 ) -> None:
     objects = reprieve_cluster()
     objects[1] = build_queue("q1", capability={"cpu": queue_cpu} if queue_cpu else None)
@@ -605,9 +609,15 @@ def test_select_victims_on_node(
         return tasks + accounting + [repr(value) for value in state.values()]
 
     before = observed()
-    found, why = select_victims_on_node(
-        ssn, state, preemptor, ssn.queues[job.queue], node, PreemptAction._between_jobs(ssn, preemptor, job)
-    )
+    with patch.object(topology_aware, "REPRIEVE_EVERY_VICTIM", reprieve_every):
+        found, why = select_victims_on_node(
+            ssn,
+            state,
+            preemptor,
+            ssn.queues[job.queue],
+            node,
+            PreemptAction._between_jobs(ssn, preemptor, job),
+        )
     assert [task.name for task in found] == victims
     assert why.startswith(problem) if problem == NOT_ENOUGH else why == problem
     assert observed() == before, "the dry run must leave the session's node, tasks and state alone"

@@ -6,7 +6,7 @@
   pipelined ones fit the node's allocatable resources; per queue, they stay within its capability.
 * Topology-aware preemption gives the same decisions with 1 and with 16 workers for the same seed, and
   the same as dry-running every node before keeping the first candidates (the early stop changes
-  nothing).
+  nothing), and the same as adding back every victim in the reprieve (the shortcut changes nothing).
 
 Pods of one job share their job's priority here, so within-job preemption (phase 2) never finds a victim
 and every eviction comes from phase 1; the eviction's reason names its preemptor.
@@ -256,4 +256,12 @@ def test_topology_aware_result_does_not_depend_on_the_worker_count(
             preempt_conf(True, gang_preemptable, {**arguments, "topologyAwarePreemptWorkerNum": 1}),
             seed,
         )
-    assert summary(one) == summary(many) == summary(every)
+    # the reference of the reprieve: every victim the greedy loop removed is added back and checked,
+    # the last one included, as upstream does
+    with patch.object(topology_aware, "REPRIEVE_EVERY_VICTIM", True):
+        reprieved = run(
+            cluster,
+            preempt_conf(True, gang_preemptable, {**arguments, "topologyAwarePreemptWorkerNum": 1}),
+            seed,
+        )
+    assert summary(one) == summary(many) == summary(every) == summary(reprieved)
