@@ -14,7 +14,9 @@ accepted, ignored, with an obsolete-key warning. Registers, gated by ``enableNod
   the candidates exactly as ``nodescore.CalculatePluginScore`` does; a scorer that skips the pod
   (PreScore Skip) contributes nothing.
 
-Volcano adds both into the node's score, so one batch function gives the same totals.
+Volcano adds both into the node's score, so one batch function gives the same totals. LeastAllocated
+and BalancedAllocation are summed in one pass over the candidate rows when the case allows it
+(``resource_scores``); the totals are the same whole numbers.
 
 The scorers read ``K8sNodeView`` (see ``state``), a columnar mirror of the Kubernetes node infos
 Volcano builds, kept current by an event handler (pods are tracked only when a resource scorer
@@ -44,6 +46,7 @@ from .inter_pod_affinity import InterPodAffinityScorer
 from .least_allocated import least_allocated_scores
 from .most_allocated import most_allocated_scores
 from .node_affinity import NodeAffinityScorer
+from .resource_scores import least_and_balanced_scores
 from .state import K8sNodeView, pod_requests
 from .taint_toleration import TaintTolerationScorer
 
@@ -179,12 +182,27 @@ class NodeOrderPlugin:
             total += self.image_locality.batch_scores(task.pod, rows).astype(np.float64) * float(
                 self.weight.image_locality
             )
-        for scores in self.scores(task, rows).values():
+        rows = np.asarray(rows, dtype=np.int64)
+        w = self.weight
+        both = None
+        if w.least_requested != 0 and w.balanced_resource != 0 and self.view is not None and len(rows):
+            # the two resource scorers in one pass when they can be (resource_scores.py): the scores
+            # are whole numbers, so their sum is the same in whichever order it is taken
+            requested, non_zero = pod_requests(task)
+            both = least_and_balanced_scores(
+                self.view, requested, non_zero, rows, w.least_requested, w.balanced_resource
+            )
+        if both is not None:
+            total += both.astype(np.float64)
+        for scores in self.scores(task, rows, resource_pair=both is None).values():
             total += scores.astype(np.float64)
         return total
 
-    def scores(self, task: TaskInfo, rows: np.ndarray) -> dict[str, np.ndarray]:
-        """Each enabled scorer's weighted int64 scores over ``rows`` (skipped scorers absent)."""
+    def scores(
+        self, task: TaskInfo, rows: np.ndarray, *, resource_pair: bool = True
+    ) -> dict[str, np.ndarray]:
+        """Each enabled scorer's weighted int64 scores over ``rows`` (skipped scorers absent);
+        ``resource_pair`` False leaves out LeastAllocated and BalancedAllocation."""
         rows = np.asarray(rows, dtype=np.int64)
         out: dict[str, np.ndarray] = {}
         if not len(rows) or self.view is None:
@@ -192,7 +210,7 @@ class NodeOrderPlugin:
         w = self.weight
         view = self.view
         requested, non_zero = pod_requests(task)
-        if w.least_requested != 0:
+        if w.least_requested != 0 and resource_pair:
             out["NodeResourcesFit_LeastAllocated"] = (
                 least_allocated_scores(view, non_zero, rows) * w.least_requested
             )
@@ -200,7 +218,7 @@ class NodeOrderPlugin:
             out["NodeResourcesFit_MostAllocated"] = (
                 most_allocated_scores(view, non_zero, rows) * w.most_requested
             )
-        if w.balanced_resource != 0:
+        if w.balanced_resource != 0 and resource_pair:
             balanced = balanced_allocation_scores(view, requested, rows)
             if balanced is not None:
                 out["NodeResourcesBalancedAllocation"] = balanced * w.balanced_resource

@@ -1303,3 +1303,60 @@ def test_balanced_allocation_short_path_equals_the_general_one(
     short = balanced_allocation_scores(view, pod_requested, rows)
     assert short is not None
     assert short.tolist() == general_scores(view, pod_requested, rows).tolist()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    alloc=st.lists(
+        st.tuples(st.integers(0, 10**6), st.integers(0, 10**12), st.integers(0, 8)), min_size=1, max_size=12
+    ),
+    used=st.lists(
+        st.tuples(st.integers(0, 10**6), st.integers(0, 10**12), st.integers(0, 8)), min_size=12, max_size=12
+    ),
+    extra=st.lists(st.tuples(st.integers(0, 10**5), st.integers(0, 10**9)), min_size=12, max_size=12),
+    pod=st.tuples(st.integers(0, 10**5), st.integers(0, 10**11), st.sampled_from([0, 0, 0, 1, 8])),
+    defaults=st.tuples(st.integers(0, 200), st.integers(0, 10**9)),
+    weights=st.tuples(st.integers(1, 5), st.integers(1, 5)),
+    rows=st.lists(st.integers(0, 11), min_size=1, max_size=12),
+)
+def test_least_and_balanced_in_one_pass_equal_the_separate_scorers(
+    alloc: list[tuple[int, int, int]],
+    used: list[tuple[int, int, int]],
+    extra: list[tuple[int, int]],
+    pod: tuple[int, int, int],
+    defaults: tuple[int, int],
+    weights: tuple[int, int],
+    rows: list[int],
+) -> None:
+    # whenever the one pass answers, it is least x w1 + balanced x w2 of the separate scorers; it
+    # declines (None) only outside its case: a GPU asked, a pod asking nothing, a row without cpu or
+    # memory or where the non-zero request does not fit
+    from fumarole.plugins.nodeorder.balanced_allocation import balanced_allocation_scores
+    from fumarole.plugins.nodeorder.least_allocated import least_allocated_scores
+    from fumarole.plugins.nodeorder.resource_scores import least_and_balanced_scores
+    from fumarole.plugins.nodeorder.state import K8sNodeView
+
+    size = len(alloc)
+    requested = np.array(used[:size], dtype=np.int64)
+    non_zero = requested[:, :2] + np.array(extra[:size], dtype=np.int64)
+    view = K8sNodeView(None, np.array(alloc, dtype=np.int64), requested, non_zero)  # type: ignore[arg-type]
+    pod_requested = np.array(pod, dtype=np.int64)
+    pod_non_zero = pod_requested[:2] + np.array(defaults, dtype=np.int64)
+    picked = np.array([row for row in rows if row < size] or [0], dtype=np.int64)
+    least_weight, balanced_weight = weights
+    both = least_and_balanced_scores(view, pod_requested, pod_non_zero, picked, least_weight, balanced_weight)
+    capacity = view.alloc[picked]
+    common = (
+        pod_requested[2] == 0
+        and bool(pod_requested[:2].any())
+        and bool((capacity[:, :2] != 0).all())
+        and bool((non_zero[picked] + pod_non_zero <= capacity[:, :2]).all())
+    )
+    if not common:
+        assert both is None
+        return
+    assert both is not None
+    balanced = balanced_allocation_scores(view, pod_requested, picked)
+    assert balanced is not None
+    least = least_allocated_scores(view, pod_non_zero, picked)
+    assert both.tolist() == (least * least_weight + balanced * balanced_weight).tolist()
