@@ -26,6 +26,8 @@ what it is there to measure fails (exit 1): its figure would measure nothing.
 
 ``--profile out.html`` (or ``.txt``, anything else is text) runs the timed part under pyinstrument
 and writes its profile; see benchmarks/README.md, "Profiling".
+``--cycles 0`` loads and stops: counted under valgrind's callgrind and subtracted from the count of
+a full run, it leaves the cycles' instructions (benchmarks/README.md, "Counting instructions").
 """
 
 from __future__ import annotations
@@ -208,9 +210,9 @@ def run_snapshot(name: str, args: argparse.Namespace, directory: Path) -> dict[s
         pods = args.pods or bench.pods
         if args.running is not None:
             raise SystemExit(f"{name}: --running is for steady only")
-    cycles = args.cycles or bench.cycles
-    if cycles < 1:
-        raise SystemExit(f"{name}: --cycles must be at least 1")
+    cycles = bench.cycles if args.cycles is None else args.cycles
+    if cycles < 0:
+        raise SystemExit(f"{name}: --cycles must be at least 0")
     conf_path = Path(args.conf) if args.conf else bench.conf
     started = time.perf_counter()
     snapshot = snapshot_file(bench, nodes, pods, args.seed, directory, args.format)
@@ -273,11 +275,11 @@ def run_snapshot(name: str, args: argparse.Namespace, directory: Path) -> dict[s
         "pods": pods + (bench.pods if bench.running is not None else 0),
         "seconds": round(seconds, 4),
         "pods_per_s": round(binds / seconds, 1) if seconds else 0.0,
-        "cycle_seconds": round(statistics.median(cycle_times), 4),
+        "cycle_seconds": round(statistics.median(cycle_times), 4) if cycle_times else 0.0,
         "peak_rss_mb": peak_rss_mb(),
         "load_seconds": round(load_seconds, 4),
         "cpu_seconds": round(cpu_seconds, 3),
-        "cycle_cpu_seconds": round(statistics.median(cycle_cpu), 4),
+        "cycle_cpu_seconds": round(statistics.median(cycle_cpu), 4) if cycle_cpu else 0.0,
         "cycles": cycles,
         "cycle_seconds_all": [round(t, 4) for t in cycle_times],
         "change_seconds": round(sum(change_times), 4),
@@ -291,7 +293,7 @@ def run_snapshot(name: str, args: argparse.Namespace, directory: Path) -> dict[s
     if bench.running is not None:
         result["running"] = pods
         result["pending_per_cycle"] = bench.pods
-    missing = [count for count in bench.expects if not result[count]]
+    missing = [count for count in bench.expects if not result[count]] if cycles else []
     if missing:
         result["error"] = f"{name} measured nothing: {', '.join(missing)} = 0"
     spread = sorted(job for job, where in racks.items() if len(where) > 1)
@@ -410,7 +412,11 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--pods", type=int, help="pods to schedule (default: the benchmark's)")
     parser.add_argument("--running", type=int, help="steady: running pods (default 50000)")
     parser.add_argument("--seed", type=int, default=1, help="the generator's seed (default 1)")
-    parser.add_argument("--cycles", type=int, help="scheduling cycles (default: the benchmark's)")
+    parser.add_argument(
+        "--cycles",
+        type=int,
+        help="scheduling cycles (default: the benchmark's); 0: the load alone, to subtract from a count",
+    )
     parser.add_argument("--conf", help="another conf than the benchmark's")
     parser.add_argument("--json", action="store_true", help="print only the JSON line")
     parser.add_argument("--profile", type=Path, help="write a pyinstrument profile (.html, else text)")

@@ -39,6 +39,10 @@ NOTHING = "preempt with a conf that cannot preempt"
 NOTHING_ARGUMENTS = ["preempt", "--nodes", "4", "--pods", "2", "--conf", "conf/default.yaml"]
 
 
+LOAD_ONLY = "preempt with no cycle"
+LOAD_ONLY_ARGUMENTS = ["preempt", "--nodes", "4", "--pods", "2", "--cycles", "0", "--json"]
+
+
 PROFILED = "allocate under --profile"
 HAS_PYINSTRUMENT = importlib.util.find_spec("pyinstrument") is not None
 
@@ -54,6 +58,7 @@ def results(profile_paths: dict[str, Path]) -> dict[str, tuple[int, str, str]]:
     """Start every benchmark at once (they are independent), then collect them."""
     commands = {name: [name, "--json", *arguments] for name, (arguments, _) in CASES.items()}
     commands[NOTHING] = NOTHING_ARGUMENTS
+    commands[LOAD_ONLY] = LOAD_ONLY_ARGUMENTS
     if HAS_PYINSTRUMENT:
         small = ["allocate", "--nodes", "10", "--pods", "10"]
         commands[PROFILED + " html"] = [*small, "--profile", str(profile_paths["html"])]
@@ -94,6 +99,21 @@ def test_a_benchmark_that_measures_nothing_fails(results: dict[str, tuple[int, s
     assert status == 1
     assert "run.py: preempt measured nothing: evictions = 0" in stderr
     assert json.loads(stdout.strip().splitlines()[-1])["evictions"] == 0
+
+
+def test_no_cycle_loads_and_reports_the_load_alone(results: dict[str, tuple[int, str, str]]) -> None:
+    """--cycles 0: the load and nothing else (the count to subtract from a full run's), no failure for
+    the evictions it did not make."""
+    status, stdout, stderr = results[LOAD_ONLY]
+    assert status == 0, stderr
+    report = json.loads(stdout.strip().splitlines()[-1])
+    assert {key: report[key] for key in ("cycles", "cycle_seconds_all", "evictions", "cycle_seconds")} == {
+        "cycles": 0,
+        "cycle_seconds_all": [],
+        "evictions": 0,
+        "cycle_seconds": 0.0,
+    }
+    assert report["seconds"] == report["load_seconds"] > 0
 
 
 @pytest.mark.skipif(not HAS_PYINSTRUMENT, reason="pyinstrument is not installed (the test extra has it)")
