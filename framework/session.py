@@ -59,6 +59,7 @@ from .session_hyper_nodes import open_hyper_nodes, record_allocated_hyper_nodes
 from .settings import Settings
 from .statement import Statement, StatementError
 from .util.priority_queue import PriorityQueue
+from .victim_order import VictimsInOrder, victims_by_keys
 from .voting import UNDECIDED
 
 if TYPE_CHECKING:
@@ -546,9 +547,19 @@ class Session(ExtensionPointSpecs):
 
     # ------------------------------------------------------------------ helpers for actions and plugins
     def build_victims_priority_queue(
-        self, victims: Iterable[TaskInfo], preemptor: TaskInfo
-    ) -> PriorityQueue[TaskInfo]:
-        """Victims in eviction order (``BuildVictimsPriorityQueue``): the task to evict first pops first."""
+        self, victims: Iterable[TaskInfo], preemptor: TaskInfo, *, unchanged_while_popped: bool = False
+    ) -> PriorityQueue[TaskInfo] | VictimsInOrder:
+        """Victims in eviction order (``BuildVictimsPriorityQueue``): the task to evict first pops first.
+
+        ``unchanged_while_popped``: nothing the job and task orders read changes until the queue is
+        empty or dropped (a dry run pops it on copies); the victims are then sorted once by the
+        orders' keys when the keys can stand for the comparisons (``victim_order``), which pops them
+        as the heap would."""
+        if unchanged_while_popped:
+            victims = list(victims)
+            keyed = victims_by_keys(self, victims, preemptor)
+            if keyed is not None:
+                return keyed
         jobs = self.jobs
         task_order = self.task_order
 

@@ -5,7 +5,8 @@ preemptor may evict (only those of a lower-priority job, or lower-priority tasks
 
 Extension points (flag in parentheses):
 
-* task_order (``enableTaskOrder``): higher ``task.priority`` first;
+* task_order (``enableTaskOrder``): higher ``task.priority`` first (its key, ``task_order_key``: the
+  negated priority);
 * job_order (``enableJobOrder``): higher ``job.priority`` first (its key, ``job_order_key``: the
   negated priority);
 * sub_job_order (``enabledSubJobOrder``): higher ``sub_job.priority`` first;
@@ -69,6 +70,9 @@ class PriorityPlugin:
         def job_order(left: JobInfo, right: JobInfo) -> int:
             return _higher_first(left.priority, right.priority)
 
+        def task_order_key(task: TaskInfo) -> float:
+            return -task.priority
+
         def job_order_key(job: JobInfo) -> float:
             return -job.priority
 
@@ -116,6 +120,7 @@ class PriorityPlugin:
             return job.ready_task_num() + job.waiting_task_num() < len(job.tasks)
 
         ssn.task_order.register(task_order)
+        ssn.task_order_key.register(task_order_key)
         ssn.job_order.register(job_order)
         ssn.job_order_key.register(job_order_key)
         ssn.sub_job_order.register(sub_job_order)

@@ -26,6 +26,8 @@
    only once the allowed victims could make room, each entry as its ``clone`` decides (proportion
    copies the allocated resources the simulations change; a skipped pod-affinity state is shared, as
    nothing changes it).
+   The victim queue is popped on copies only, so it is sorted once by the job and task orders' keys
+   when they can stand for the comparisons (``framework/victim_order.py``: the same pops as the heap).
    ``simulate_allocatable`` and ``simulate_predicate`` are queries (docs/extension-points.md): the
    fit asks them only when the resources fit, and the check after the greedy loop is not asked
    again when the loop stopped on a fit (same state, same answer).
@@ -168,7 +170,9 @@ def select_victims_on_node(
     # whether the preemptor's resources fit before any removal: when they do not, the first victim
     # removed cannot be reprieved (see the reprieve below)
     fit_before = request.less_equal(node.future_idle(), ZERO)
-    queue_of_victims = ssn.build_victims_priority_queue(victims_allowed, preemptor)
+    queue_of_victims = ssn.build_victims_priority_queue(
+        victims_allowed, preemptor, unchanged_while_popped=True
+    )
     potential: list[TaskInfo] = []
     fitted = False
     while queue_of_victims:

@@ -60,7 +60,7 @@ def no_score(_ssn: Any, *_args: Any) -> float:
 
 
 def no_key(_ssn: Any, *_args: Any) -> tuple[float, ...]:
-    """The empty key (no plugin orders jobs)."""
+    """The empty key (no plugin gives one)."""
     return ()
 
 

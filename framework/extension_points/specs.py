@@ -95,6 +95,14 @@ class ExtensionPointSpecs:
     def task_order(self, left: TaskInfo, right: TaskInfo, /) -> int:
         """Which of two tasks of a job is placed first (and evicted last)."""
 
+    @point("(none: fumarole)", F.TASK_ORDER, v.KEY_TUPLE, no_key)
+    def task_order_key(self, task: TaskInfo, /) -> float:
+        """The plugin's ``task_order`` as a number, optional: for any two tasks, ``task_order(a, b)`` is
+        the sign of ``key(a) - key(b)`` (never NaN). The combined answer is the tuple of the keys in
+        tier order. The victim queues of topology-aware preemption's dry runs sort by the keys
+        (``framework/victim_order.py``) when every plugin ``task_order`` and ``job_order`` consult
+        registered one, and compare otherwise."""
+
     @point("SubJobOrderFn", F.SUB_JOB_ORDER, v.FIRST_NONZERO, by_match_index_then_uid)
     def sub_job_order(self, left: SubJobInfo, right: SubJobInfo, /) -> int:
         """Which of two sub-jobs of a job is placed first."""

@@ -6,7 +6,8 @@
   pipelined ones fit the node's allocatable resources; per queue, they stay within its capability.
 * Topology-aware preemption gives the same decisions with 1 and with 16 workers for the same seed, and
   the same as dry-running every node before keeping the first candidates (the early stop changes
-  nothing), and the same as adding back every victim in the reprieve (the shortcut changes nothing).
+  nothing), the same as adding back every victim in the reprieve (the shortcut changes nothing), and
+  the same as ordering the victims by comparisons instead of keys.
 
 Pods of one job share their job's priority here, so within-job preemption (phase 2) never finds a victim
 and every eviction comes from phase 1; the eviction's reason names its preemptor.
@@ -264,4 +265,11 @@ def test_topology_aware_result_does_not_depend_on_the_worker_count(
             preempt_conf(True, gang_preemptable, {**arguments, "topologyAwarePreemptWorkerNum": 1}),
             seed,
         )
-    assert summary(one) == summary(many) == summary(every) == summary(reprieved)
+    # the reference of the victim order: the heap of comparisons, never the keys (victim_order.py)
+    with patch("fumarole.framework.session.victims_by_keys", lambda *_: None):
+        compared = run(
+            cluster,
+            preempt_conf(True, gang_preemptable, {**arguments, "topologyAwarePreemptWorkerNum": 1}),
+            seed,
+        )
+    assert summary(one) == summary(many) == summary(every) == summary(reprieved) == summary(compared)
