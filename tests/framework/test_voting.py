@@ -522,7 +522,7 @@ def test_simulate_add_task_enabled_by_preemptable_or_allocatable() -> None:
 
 def test_every_declared_point_is_bound_on_the_session() -> None:
     ssn = open_session([])
-    assert len(POINTS) == 39  # job_order_key (issue 13) made it 39
+    assert len(POINTS) == 40  # job_order_key made it 39, task_order_key 40 (issue 13)
     for name in SPECS:
         bound = getattr(ssn, name)
         assert callable(bound.register), name
