@@ -289,7 +289,7 @@ class NodeTable:
         selected = self.all_rows if rows is None else rows
         if missing:
             return np.zeros(len(selected), dtype=bool)
-        available = self.matrix(which)[np.ix_(selected, cols)]
+        available = self.matrix(which).take(selected, axis=0)[:, cols]  # what np.ix_ picks, faster
         mask: np.ndarray = np.all(values - available < MIN_RESOURCE, axis=1)
         return mask
 

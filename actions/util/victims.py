@@ -64,6 +64,6 @@ def rows_with_room(table: NodeTable, request: Resource, rows: np.ndarray, action
         every: np.ndarray = np.all(values - (future_idle[:, cols] + sums[:, cols]) < MIN_RESOURCE, axis=1)
         picked: np.ndarray = every[rows]
         return picked
-    available = future_idle[np.ix_(rows, cols)] + sums[np.ix_(rows, cols)]
+    available = future_idle.take(rows, axis=0)[:, cols] + sums.take(rows, axis=0)[:, cols]
     mask: np.ndarray = np.all(values - available < MIN_RESOURCE, axis=1)
     return mask

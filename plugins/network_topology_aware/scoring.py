@@ -73,8 +73,8 @@ def binpack_scores(
         return np.zeros(len(rows))
     weights = np.asarray([float(weight.binpack_weight(cache.scored[c]) or 0) for c in columns])
     total_weight = float(weights.sum())
-    alloc = cache.allocatable[np.ix_(rows, columns)]
-    final = cache.used[np.ix_(rows, columns)] + amount[columns]
+    alloc = cache.allocatable.take(rows, axis=0)[:, columns]
+    final = cache.used.take(rows, axis=0)[:, columns] + amount[columns]
     overflow = (final > alloc).any(axis=1)
     if total_weight <= 0:
         return np.zeros(len(rows))
