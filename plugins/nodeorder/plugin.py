@@ -209,7 +209,8 @@ class NodeOrderPlugin:
             return out
         w = self.weight
         view = self.view
-        requested, non_zero = pod_requests(task)
+        if resource_pair or w.most_requested != 0:
+            requested, non_zero = pod_requests(task)
         if w.least_requested != 0 and resource_pair:
             out["NodeResourcesFit_LeastAllocated"] = (
                 least_allocated_scores(view, non_zero, rows) * w.least_requested
