@@ -32,10 +32,14 @@ SYSTEM_NODE_CRITICAL = "system-node-critical"
 NAMESPACE_SYSTEM = "kube-system"
 
 
+CRITICAL_CLASSES = frozenset((SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL))
+
+
 def is_critical(task: TaskInfo) -> bool:
     """A critical system pod: a system priority class, or the kube-system namespace."""
-    class_name = task.pod_field("priority_class_name", "")
-    return class_name in (SYSTEM_CLUSTER_CRITICAL, SYSTEM_NODE_CRITICAL) or task.namespace == NAMESPACE_SYSTEM
+    pod = task.pod
+    class_name = pod.spec.priority_class_name if pod is not None else ""
+    return class_name in CRITICAL_CLASSES or task.namespace == NAMESPACE_SYSTEM
 
 
 def evictable_tasks(candidates: list[TaskInfo]) -> list[TaskInfo]:
