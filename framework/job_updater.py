@@ -75,15 +75,18 @@ def update_all_jobs(ssn: Session) -> None:
     append = podgroups.append
     untouched = UntouchedStatuses(written)
     uids, states, statuses, olds = untouched.uids, untouched.states, untouched.statuses, untouched.olds
+    # the quiet jobs an Unschedulable condition of this session was written for (to no state)
+    unschedulable_quiet = [jobs for condition, jobs in written if _unschedulable_in(condition, session_uid)]
     for uid, job in ssn.jobs.items():
         state = job.pod_group_state
         if type(job) is QuietJobInfo and not observed:
             # its state is the cache's as lent: only the conditions written to no state can be this
             # session's (an Unschedulable one makes the phase Unknown while a task runs)
             unschedulable = False
-            for condition, written_for in written:
-                if uid in written_for and _unschedulable_in(condition, session_uid):
+            for written_for in unschedulable_quiet:
+                if uid in written_for:
                     unschedulable = True
+                    break
             uids.append(uid)
             states.append(state)
             statuses.append(
