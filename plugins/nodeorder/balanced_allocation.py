@@ -34,8 +34,7 @@ def balanced_allocation_scores(
         cpu = _fraction(view, pod_requested, rows, CPU_COL, cpu_capacity)
         memory = _fraction(view, pod_requested, rows, MEM_COL, memory_capacity)
         if pod_requested[GPU_COL] == 0:
-            # std = |f0 - f1| / 2
-            return np.trunc((1 - np.abs((cpu - memory) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+            return two_resource_scores(cpu, memory)
         gpu_capacity = view.alloc[rows, GPU_COL]
         if gpu_capacity.all():
             gpu = _fraction(view, pod_requested, rows, GPU_COL, gpu_capacity)
@@ -47,9 +46,19 @@ def _fraction(
     view: K8sNodeView, pod_requested: np.ndarray, rows: np.ndarray, col: int, capacity: np.ndarray
 ) -> np.ndarray:
     """``min((requested + pod request) / capacity, 1)`` of one resource over ``rows`` (capacity non-zero)."""
-    return np.minimum(
-        (view.requested[rows, col] + pod_requested[col]).astype(np.float64) / capacity.astype(np.float64), 1.0
-    )
+    return capped_fraction(view.requested[rows, col] + pod_requested[col], capacity)
+
+
+def capped_fraction(requested: np.ndarray, capacity: np.ndarray) -> np.ndarray:
+    """``min(requested / capacity, 1)`` row by row, in float64 (capacity non-zero)."""
+    fraction: np.ndarray = np.minimum(requested.astype(np.float64) / capacity.astype(np.float64), 1.0)
+    return fraction
+
+
+def two_resource_scores(cpu: np.ndarray, memory: np.ndarray) -> np.ndarray:
+    """The scores from the cpu and memory fractions alone (the GPU not counted): std = |f0 - f1| / 2."""
+    scores: np.ndarray = np.trunc((1 - np.abs((cpu - memory) / 2)) * float(MAX_NODE_SCORE)).astype(np.int64)
+    return scores
 
 
 def _std_of_three(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:

@@ -33,10 +33,20 @@ def least_allocated_scores(view: K8sNodeView, pod_non_zero: np.ndarray, rows: np
         and (cpu <= cpu_capacity).all()
         and (memory <= memory_capacity).all()
     ):
-        # the common case, both resources counted and fitting on every row: every term is
-        # non-negative, so Go's truncating division is floor division
-        (_, cpu_weight), (_, memory_weight) = LEAST_ALLOCATED_WEIGHTS
-        cpu_score = (cpu_capacity - cpu) * MAX_NODE_SCORE // cpu_capacity
-        memory_score = (memory_capacity - memory) * MAX_NODE_SCORE // memory_capacity
-        return (cpu_score * cpu_weight + memory_score * memory_weight) // (cpu_weight + memory_weight)
+        return fitting_scores(cpu_capacity, memory_capacity, cpu, memory)
     return fit_scores(view, pod_non_zero, rows, LEAST_ALLOCATED_WEIGHTS, least_requested_score)
+
+
+def fitting_scores(
+    cpu_capacity: np.ndarray, memory_capacity: np.ndarray, cpu: np.ndarray, memory: np.ndarray
+) -> np.ndarray:
+    """The scores in the common case: both resources counted (capacity non-zero) and the requests
+    (``cpu``, ``memory``: the node's plus the pod's) fitting on every row. Every term is then
+    non-negative, so Go's truncating division is floor division."""
+    (_, cpu_weight), (_, memory_weight) = LEAST_ALLOCATED_WEIGHTS
+    cpu_score = (cpu_capacity - cpu) * MAX_NODE_SCORE // cpu_capacity
+    memory_score = (memory_capacity - memory) * MAX_NODE_SCORE // memory_capacity
+    scores: np.ndarray = (cpu_score * cpu_weight + memory_score * memory_weight) // (
+        cpu_weight + memory_weight
+    )
+    return scores
