@@ -27,11 +27,11 @@ on copies): upstream's heap compares again at every pop, after the evictions bef
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .extension_points.fallbacks import pod_index
+from .voting.key_tuple import all_sortable
 
 if TYPE_CHECKING:
     from .api.task_info import TaskInfo
@@ -73,10 +73,6 @@ def _key_functions(
     return [fn for tier in keys.enabled() for fn in tier]
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and not (isinstance(value, float) and math.isnan(value))
-
-
 def victims_by_keys(ssn: Session, victims: Sequence[TaskInfo], preemptor: TaskInfo) -> VictimsInOrder | None:
     """The victims in the order the victim heap pops them, or None when keys cannot say it."""
     job_functions = _key_functions(ssn.job_order_key, ssn.job_order)
@@ -98,7 +94,7 @@ def victims_by_keys(ssn: Session, victims: Sequence[TaskInfo], preemptor: TaskIn
         elif job.queue != queue and preemptor.job in jobs:
             return None
         keys = tuple(fn(job) for fn in job_functions)
-        if not all(_is_number(key) for key in keys):
+        if not all_sortable(keys):
             return None
         job_keys[uid] = keys
     indices = [pod_index(task.name) for task in victims]
@@ -112,9 +108,8 @@ def victims_by_keys(ssn: Session, victims: Sequence[TaskInfo], preemptor: TaskIn
     else:
         task_keys = [tuple(fn(task) for fn in task_functions) for task in victims]
     for keys in task_keys:
-        for key in keys:
-            if not _is_number(key):
-                return None
+        if not all_sortable(keys):
+            return None
     keyed: list[tuple[Any, ...]]
     if missing:
         keyed = [

@@ -33,6 +33,7 @@ from functools import cmp_to_key
 from typing import TYPE_CHECKING
 
 from fumarole.framework.voting import UNDECIDED
+from fumarole.framework.voting.key_tuple import all_sortable
 
 from .bundles import Bundle, NeedKey, need_key
 
@@ -66,9 +67,7 @@ class VictimJobKeys:
             return kept[2]
         keys = self.ssn.job_order_key(job)
         negated: tuple[float, ...] | None = None
-        if all(
-            isinstance(key, (int, float)) and not (isinstance(key, float) and math.isnan(key)) for key in keys
-        ):
+        if all_sortable(keys):
             negated = tuple(-key for key in keys)
         self._kept[job.uid] = (job, job.version, negated)
         return negated

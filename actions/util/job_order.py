@@ -10,13 +10,13 @@ else the earlier creation, else the smaller UID.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TypeAlias
 
 from fumarole.framework.util.keyed_queue import KeyedQueue
 from fumarole.framework.util.priority_queue import PriorityQueue
 from fumarole.framework.voting import UNDECIDED
+from fumarole.framework.voting.key_tuple import all_sortable
 
 if TYPE_CHECKING:
     from fumarole.framework.api.job_info import JobInfo
@@ -41,9 +41,8 @@ def job_sort_key(ssn: Session) -> JobSortKey | None:
         if keys is UNDECIDED:
             return (job.creation, job.uid)
         assert isinstance(keys, tuple)
-        for value in keys:
-            if not isinstance(value, (int, float)) or (isinstance(value, float) and math.isnan(value)):
-                return None
+        if not all_sortable(keys):
+            return None
         return (*keys, job.creation, job.uid)
 
     return key

@@ -1,5 +1,7 @@
 """Every plugin's sort key, in tier order, as one tuple (fumarole; Volcano has no key points)."""
 
+import math
+
 from .rule import UNDECIDED, Tiers, VotingRule
 
 
@@ -12,3 +14,12 @@ def key_tuple(tiers: Tiers, *args: object) -> tuple[object, ...] | object:
 
 
 KEY_TUPLE = VotingRule(key_tuple, "(none: fumarole's sort keys of JobOrderFn)")
+
+
+def all_sortable(keys: tuple[object, ...]) -> bool:
+    """Whether every key is a number a sort can use for the comparisons it stands for (not NaN): a
+    consumer of the key points orders by comparisons otherwise."""
+    for key in keys:
+        if not isinstance(key, (int, float)) or (isinstance(key, float) and math.isnan(key)):
+            return False
+    return True
