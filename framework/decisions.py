@@ -33,7 +33,7 @@ printed as such.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Iterable, Iterator, MutableSequence
+from collections.abc import Callable, Collection, Iterable, Iterator, MutableSequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, overload
 
@@ -141,62 +141,89 @@ def _key(condition: PodGroupCondition) -> tuple[str, str, str, str]:
     return (condition.type, condition.status, condition.reason, condition.message)
 
 
+UntouchedEntry = tuple[PodGroupState, tuple[str, int, int, int], str]
+"""What ``UntouchedStatuses`` keeps of one job: its PodGroup state, the phase and counts the job
+updater computed, and the phase it had when the session opened."""
+
+
 class UntouchedStatuses:
     """The PodGroup statuses of the jobs a session left as the snapshot lent them (``QuietJobInfo``),
     as the job updater captured them at close, made into ``PodGroupPhase`` entries when first read.
 
-    Per job: its UID, its PodGroup state (never written after it was captured: no session writes a
-    quiet copy's state, and a copy that stops being quiet gets its own, ``QuietJobInfo``), the phase
-    and counts the job updater computed, and the phase it had when the session opened; for all of
-    them, the conditions the session wrote to no state (``Session.conditions_written``), merged into
-    each entry's copy of its state's conditions as they would have been into the state."""
+    Per job (``by_job``, in the session's job order; None for a job that is not one of them): its
+    PodGroup state (never written after it was captured: no session writes a quiet copy's state, and
+    a copy that stops being quiet gets its own, ``QuietJobInfo``), the phase and counts the job
+    updater computed, and the phase it had when the session opened; for all of them, the conditions
+    the session wrote to no state (``Session.conditions_written``), merged into each entry's copy of
+    its state's conditions as they would have been into the state. ``by_job`` may be shared with
+    the job updater's next session, which copies it before changing it: never change it."""
 
-    __slots__ = ("olds", "states", "statuses", "uids", "written")
+    __slots__ = ("by_job", "count", "written")
 
-    def __init__(self, written: list[tuple[PodGroupCondition, Container[str]]]) -> None:
-        self.uids: list[str] = []
-        self.states: list[PodGroupState] = []
-        self.statuses: list[tuple[str, int, int, int]] = []
-        self.olds: list[str] = []
+    def __init__(
+        self,
+        written: list[tuple[PodGroupCondition, Collection[str]]],
+        by_job: dict[str, UntouchedEntry | None] | None = None,
+        count: int | None = None,
+    ) -> None:
+        self.by_job: dict[str, UntouchedEntry | None] = {} if by_job is None else by_job
+        self.count = (
+            count if count is not None else sum(1 for entry in self.by_job.values() if entry is not None)
+        )
+        """How many entries of ``by_job`` are not None."""
         self.written = written
 
-    def __len__(self) -> int:
-        return len(self.uids)
+    def add(self, uid: str, state: PodGroupState, status: tuple[str, int, int, int], old: str) -> None:
+        """Add job ``uid``'s entry (after the others)."""
+        if self.by_job.get(uid) is None:
+            self.count += 1
+        self.by_job[uid] = (state, status, old)
 
-    def conditions_of(self, index: int) -> list[PodGroupCondition]:
-        """The conditions of the ``index``-th job's entry (a new list)."""
-        uid = self.uids[index]
-        conditions = self.states[index].conditions.copy()
+    def __len__(self) -> int:
+        return self.count
+
+    def uids(self) -> list[str]:
+        """The jobs with an entry, in order."""
+        return [uid for uid, entry in self.by_job.items() if entry is not None]
+
+    def conditions_of(self, uid: str) -> list[PodGroupCondition]:
+        """The conditions of job ``uid``'s entry (a new list)."""
+        entry = self.by_job[uid]
+        assert entry is not None
+        conditions = entry[0].conditions.copy()
         for condition, uids in self.written:
             if uid in uids:
                 put_condition(conditions, condition)
         return conditions
 
-    def entry(self, index: int) -> PodGroupPhase:
-        """The ``index``-th job's entry."""
-        phase, running, succeeded, failed = self.statuses[index]
-        return PodGroupPhase(
-            self.uids[index], phase, self.olds[index], self.conditions_of(index), running, succeeded, failed
-        )
+    def entry(self, uid: str) -> PodGroupPhase:
+        """Job ``uid``'s entry."""
+        kept = self.by_job[uid]
+        assert kept is not None
+        phase, running, succeeded, failed = kept[1]
+        return PodGroupPhase(uid, phase, kept[2], self.conditions_of(uid), running, succeeded, failed)
 
-    def differing(self, statuses: Callable[[str], Any]) -> list[int]:
-        """The indexes of the jobs whose entry differs from their PodGroup's status ``statuses(uid)``
-        (a PodGroup status: ``phase``, ``running``, ``succeeded``, ``failed``, ``conditions``; None:
-        no PodGroup, left out), as upstream's ``isPodGroupStatusUpdated`` compares them (conditions by
+    def differing(self, statuses: Callable[[str], Any]) -> list[str]:
+        """The jobs, in order, whose entry differs from their PodGroup's status ``statuses(uid)`` (a
+        PodGroup status: ``phase``, ``running``, ``succeeded``, ``failed``, ``conditions``; None: no
+        PodGroup, left out), as upstream's ``isPodGroupStatusUpdated`` compares them (conditions by
         type, status, reason and message), without making the entries."""
-        out: list[int] = []
+        out: list[str] = []
         written = [(c.type, _key(c), uids) for c, uids in self.written]
-        for index, (uid, state, mine) in enumerate(zip(self.uids, self.states, self.statuses, strict=True)):
+        for uid, kept in self.by_job.items():
+            if kept is None:
+                continue
             status = statuses(uid)
             if status is None:
                 continue
+            state, mine, _ = kept
             if (
                 mine[0] != status.phase
                 or mine[1] != status.running
                 or mine[2] != status.succeeded
                 or mine[3] != status.failed
             ):
-                out.append(index)
+                out.append(uid)
                 continue
             own: list[Any] = state.conditions
             if written:
@@ -207,23 +234,23 @@ class UntouchedStatuses:
                 }
                 if put:
                     theirs = status.conditions
-                    kept = [put.pop(c.type, None) or _key(c) for c in own]
-                    kept += [key for key in put.values() if key is not None]
-                    if len(kept) != len(theirs) or kept != [_key(c) for c in theirs]:
-                        out.append(index)
+                    kept_keys = [put.pop(c.type, None) or _key(c) for c in own]
+                    kept_keys += [key for key in put.values() if key is not None]
+                    if len(kept_keys) != len(theirs) or kept_keys != [_key(c) for c in theirs]:
+                        out.append(uid)
                     continue
             theirs = status.conditions
             if len(own) != len(theirs):
-                out.append(index)
+                out.append(uid)
                 continue
             for a, b in zip(own, theirs, strict=True):
                 if a is not b and _key(a) != _key(b):
-                    out.append(index)
+                    out.append(uid)
                     break
         return out
 
     def entries(self) -> list[PodGroupPhase]:
-        return [self.entry(index) for index in range(len(self.uids))]
+        return [self.entry(uid) for uid, kept in self.by_job.items() if kept is not None]
 
 
 class PodGroupPhases(MutableSequence[PodGroupPhase]):
@@ -248,16 +275,16 @@ class PodGroupPhases(MutableSequence[PodGroupPhase]):
     def where(
         self,
         keep: Callable[[PodGroupPhase], bool],
-        keep_untouched: Callable[[UntouchedStatuses], Iterable[int]],
+        keep_untouched: Callable[[UntouchedStatuses], Iterable[str]],
     ) -> list[PodGroupPhase]:
         """The entries ``keep`` keeps, in the log's order, making only the entries of untouched jobs
-        whose indexes ``keep_untouched(statuses)`` gives: for a reader that can tell without an entry
+        whose UIDs ``keep_untouched(statuses)`` gives: for a reader that can tell without an entry
         (the cache's ``apply`` and the live writes skip the statuses their PodGroups already have)."""
         out = [entry for entry in self._entries if keep(entry)]
         if not self._untouched:
             return out
         for statuses in self._untouched:
-            out += [statuses.entry(index) for index in keep_untouched(statuses)]
+            out += [statuses.entry(uid) for uid in keep_untouched(statuses)]
         if self._sort_key is not None:
             out.sort(key=self._sort_key)
         return out

@@ -66,59 +66,120 @@ def update_all_jobs(ssn: Session) -> None:
     from the state and the conditions the session wrote for it (``Session.conditions_written``) as
     if they had been written into the state, when the log is first read
     (``decisions.UntouchedStatuses``); every other job's state is written and its entry made now.
-    With a ``fumarole_podgroup_phase`` observer, every job's entry is made now."""
+    What is kept for the quiet jobs is handed on to the next session (``KeptStatuses``), which
+    looks only at the jobs that changed (``Session.job_changes_since``, ``Session.stopped_quiet``) and
+    those whose Unschedulable condition came or went. With a ``fumarole_podgroup_phase`` observer,
+    every job's entry is made now."""
     observed = ssn.hooks is not None and bool(ssn.hooks.fumarole_podgroup_phase.get_hookimpls())
     session_uid = ssn.uid
-    old_phases = ssn.pod_group_old_phase
     written = ssn.conditions_written
-    podgroups = ssn.decisions.podgroups
-    append = podgroups.append
-    untouched = UntouchedStatuses(written)
-    uids, states, statuses, olds = untouched.uids, untouched.states, untouched.statuses, untouched.olds
     # the quiet jobs an Unschedulable condition of this session was written for (to no state)
-    unschedulable_quiet = [jobs for condition, jobs in written if _unschedulable_in(condition, session_uid)]
-    for uid, job in ssn.jobs.items():
-        state = job.pod_group_state
-        if type(job) is QuietJobInfo and not observed:
-            # its state is the cache's as lent: only the conditions written to no state can be this
-            # session's (an Unschedulable one makes the phase Unknown while a task runs)
-            unschedulable = False
-            for written_for in unschedulable_quiet:
-                if uid in written_for:
-                    unschedulable = True
-                    break
-            uids.append(uid)
-            states.append(state)
-            statuses.append(
-                job.derived(
-                    ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
-                )
-            )
-            olds.append(old_phases.get(uid, ""))
-            continue
-        quiet = type(job) is QuietJobInfo
-        if quiet:
-            conditions = state.conditions.copy()
-            ssn.merge_conditions_written(uid, conditions)
+    unschedulable: set[str] = set()
+    for condition, uids in written:
+        if _unschedulable_in(condition, session_uid):
+            unschedulable.update(uids)
+    kept = ssn.persistent(KEPT_STATUSES, KeptStatuses)
+    changes = ssn.job_changes_since(kept.generation)
+    stopped = ssn.stopped_quiet()
+    kept.generation = ssn.snapshot_generation
+    jobs = ssn.jobs
+    if observed or changes is None or stopped is None:
+        untouched = UntouchedStatuses(written)
+        for uid, job in jobs.items():
+            _update(ssn, uid, job, untouched, unschedulable, observed)
+    else:
+        untouched = UntouchedStatuses(written, dict(kept.statuses.by_job), kept.statuses.count)
+        by_job = untouched.by_job
+        for uid in changes.dropped:
+            if by_job.pop(uid, None) is not None:
+                untouched.count -= 1
+        redo = dict.fromkeys(changes.changed)
+        late = [uid for uid in stopped if uid not in redo and uid in jobs]
+        if late:
+            # copies that stopped being quiet in this session: all in the jobs' order
+            redo.update(dict.fromkeys(late))
+            order = [uid for uid in jobs if uid in redo]
         else:
-            # conditions written while the copy was quiet go into its state first
-            ssn.merge_conditions_written(uid, state.conditions, into_state=True)
-            conditions = state.conditions.copy()
-        unschedulable = any(_unschedulable_in(c, session_uid) for c in conditions)
-        phase, running, succeeded, failed = job.derived(
-            ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
+            order = list(redo)
+        for uid in order:
+            _update(ssn, uid, jobs[uid], untouched, unschedulable, False)
+        for uid in unschedulable.symmetric_difference(kept.unschedulable):
+            flipped = jobs.get(uid)
+            if flipped is not None and uid not in redo:  # a quiet copy whose condition came or went
+                _update(ssn, uid, flipped, untouched, unschedulable, False)
+    kept.statuses = untouched
+    kept.unschedulable = unschedulable
+    ssn.decisions.podgroups.defer(untouched)
+
+
+def _update(
+    ssn: Session,
+    uid: str,
+    job: JobInfo,
+    untouched: UntouchedStatuses,
+    unschedulable_quiet: set[str],
+    observed: bool,
+) -> None:
+    """Job ``uid``'s status: kept in ``untouched`` for a quiet copy (``unschedulable_quiet``: the quiet
+    jobs with an Unschedulable condition of this session), else written and logged now."""
+    state = job.pod_group_state
+    if type(job) is QuietJobInfo and not observed:
+        # its state is the cache's as lent: only the conditions written to no state can be this
+        # session's (an Unschedulable one makes the phase Unknown while a task runs)
+        unschedulable = uid in unschedulable_quiet
+        untouched.add(
+            uid,
+            state,
+            job.derived(
+                ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
+            ),
+            ssn.pod_group_old_phase.get(uid, ""),
         )
-        if not quiet:
-            state.phase = phase
-            state.running = running
-            state.succeeded = succeeded
-            state.failed = failed
-        old = old_phases.get(uid, "")
-        append(PodGroupPhase(uid, phase, old, conditions, running, succeeded, failed))
-        if observed:
-            assert ssn.hooks is not None
-            ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=phase)
-    podgroups.defer(untouched)
+        return
+    if untouched.by_job.get(uid) is not None:
+        untouched.count -= 1
+    untouched.by_job[uid] = None
+    quiet = type(job) is QuietJobInfo
+    if quiet:
+        conditions = state.conditions.copy()
+        ssn.merge_conditions_written(uid, conditions)
+    else:
+        # conditions written while the copy was quiet go into its state first
+        ssn.merge_conditions_written(uid, state.conditions, into_state=True)
+        conditions = state.conditions.copy()
+    unschedulable = any(_unschedulable_in(c, ssn.uid) for c in conditions)
+    phase, running, succeeded, failed = job.derived(
+        ("pod_group_status", state.phase, unschedulable), pod_group_status, job, unschedulable
+    )
+    if not quiet:
+        state.phase = phase
+        state.running = running
+        state.succeeded = succeeded
+        state.failed = failed
+    old = ssn.pod_group_old_phase.get(uid, "")
+    ssn.decisions.podgroups.append(PodGroupPhase(uid, phase, old, conditions, running, succeeded, failed))
+    if observed:
+        assert ssn.hooks is not None
+        ssn.hooks.fumarole_podgroup_phase(session=ssn, job=job, old=old, new=phase)
+
+
+KEPT_STATUSES = "job_updater.kept_statuses"
+"""``Session.persistent`` key of the job updater's ``KeptStatuses``."""
+
+
+class KeptStatuses:
+    """What the job updater kept of the last session's quiet jobs, for the next session: their
+    entries (``decisions.UntouchedStatuses``, never changed: the next session works on a copy) and the
+    quiet jobs that had an Unschedulable condition of that session, at snapshot ``generation``. A
+    job whose copy is the one that session had, as it was then, has the same state, old phase and
+    status again unless its Unschedulable condition came or went."""
+
+    __slots__ = ("generation", "statuses", "unschedulable")
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.statuses = UntouchedStatuses([])
+        self.unschedulable: set[str] = set()
 
 
 def _unschedulable_in(condition: PodGroupCondition, session_uid: str) -> bool:

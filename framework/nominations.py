@@ -18,12 +18,14 @@ the gang action in the same session.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .api.job_info import touched_jobs
 from .api.task_status import TaskStatus
 
 if TYPE_CHECKING:
+    from .api.job_info import JobInfo
     from .api.task_info import TaskInfo
     from .session import Session
 
@@ -42,12 +44,13 @@ def set_nominated_node_name(ssn: Session, task: TaskInfo, node_name: str) -> Non
     ssn.nominations_written[task.uid] = task.job
 
 
-def sub_job_nominations(ssn: Session) -> dict[str, dict[str, str]]:
+def sub_job_nominations(ssn: Session, touched: Iterable[JobInfo] | None = None) -> dict[str, dict[str, str]]:
     """Job UID -> {sub-job UID: nominated hypernode}, for jobs with any, in job order. A session's copy
     that still borrows the cluster cache's containers has none (``touched_jobs``: its sub-jobs are
-    the cache's, which never get a nomination), so only the others are read."""
+    the cache's, which never get a nomination), so only the others are read (``touched``: those
+    jobs, in order, when the caller knows them)."""
     found: dict[str, dict[str, str]] = {}
-    for job in touched_jobs(ssn.jobs.values()):
+    for job in touched_jobs(ssn.jobs.values()) if touched is None else touched:
         uid = job.uid
         subs = {
             sub.uid: sub.nominated_hyper_node

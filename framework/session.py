@@ -29,7 +29,7 @@ Deliberate difference from Volcano: undoing an eviction restores the task's prev
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Container, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,6 +41,7 @@ from .api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo, HyperNodeI
 from .api.job_info import JobInfo, QuietJobInfo, put_condition, touched_jobs
 from .api.node_info import NodeInfo
 from .api.queue_info import QueueInfo
+from .api.quiet_log import QuietLog
 from .api.resource import ZERO, Resource
 from .api.task_info import TaskInfo
 from .api.task_status import TaskStatus
@@ -49,6 +50,7 @@ from .conf import Configuration, SchedulerConf, Tier
 from .decisions import CycleDecisions, Eviction, PodGroupEvent, bind_of, close_log
 from .extension_points import ExtensionPointSpecs
 from .interface import Event, EventHandler, Plugin
+from .job_changes import JobChanges
 from .job_updater import update_all_jobs
 from .job_values import JobValues
 from .node_changes import NODE_LIST_SEED, NodeListSeed, NodeRowsReader, open_node_list
@@ -73,6 +75,40 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 JOB_ONLY_ATTRIBUTE = "fumarole_job_only"
 """The attribute ``job_only`` sets on a ``job_valid`` function: the key of its declaration."""
+
+
+INVALID_JOBS = "session.invalid_jobs"
+"""``Session.persistent`` key of the jobs ``job_valid`` refused at the last open (``InvalidJobs``)."""
+
+
+class InvalidJobs:
+    """The UIDs of the jobs ``job_valid`` refused when the last session opened, and its snapshot
+    generation (``Session.job_changes_since``)."""
+
+    __slots__ = ("generation", "uids")
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.uids: set[str] = set()
+
+    def patch(self, changes: JobChanges, results: Mapping[str, ValidateResult | None]) -> None:
+        """Bring ``uids`` up to date with the changed jobs' ``results``."""
+        uids = self.uids
+        uids.difference_update(changes.dropped)
+        for uid in changes.changed:
+            result = results[uid]
+            if result is not None and not result.passed:
+                uids.add(uid)
+            else:
+                uids.discard(uid)
+
+
+OPENED_PHASES = "session.opened_phases"
+"""``Session.persistent`` key of the jobs' PodGroup phases at open (``pod_group_old_phase``)."""
+
+
+def _opened_phase(job: JobInfo) -> str:
+    return job.pod_group_state.phase
 
 
 def job_only(key: Hashable) -> Callable[[F], F]:
@@ -209,13 +245,16 @@ class Session(ExtensionPointSpecs):
         self._node_rows_changed: list[int] | None = None
         self.node_names: frozenset[str] = frozenset()
         """The names of ``node_list`` (kept from session to session while the node list is the same)."""
+        self._job_changes: JobChanges | None = None
+        self._quiet_log: QuietLog | None = None
+        self._quiet_mark = (0, 0)
         self.lent_as_is: frozenset[str] = frozenset()
         """The jobs whose copy the previous snapshot handed out and this one lent again as it was
         (``ClusterSnapshot.lent_as_is``; what ``framework.job_values.JobValues`` reuses)."""
         self.dirty_jobs: set[str] = set()
         self._conditions_merged: set[str] = set()
         """The jobs whose state ``merge_conditions_written`` brought up to date (once a session)."""
-        self.conditions_written: list[tuple[PodGroupCondition, Container[str]]] = []
+        self.conditions_written: list[tuple[PodGroupCondition, Collection[str]]] = []
         """The PodGroup conditions written by ``update_pod_group_condition(s)`` into no state (the
         job's copy was as the snapshot lent it), in the order written, each with the UIDs of the jobs
         it was written for (``merge_conditions_written``)."""
@@ -305,7 +344,14 @@ class Session(ExtensionPointSpecs):
         self.jobs = snapshot.jobs
         self.snapshot_generation = snapshot.generation
         self.lent_as_is = snapshot.lent_as_is
-        self.pod_group_old_phase.update({job.uid: job.pod_group_state.phase for job in self.jobs.values()})
+        self._job_changes = snapshot.job_changes
+        self._quiet_log = snapshot.quiet_log
+        if snapshot.quiet_log is not None:
+            self._quiet_mark = snapshot.quiet_log.mark()
+        # every job's phase as the session opens (a job lent as it was has the phase it had)
+        self.pod_group_old_phase.update(
+            self.persistent(OPENED_PHASES, JobValues[str]).at_open(self, None, _opened_phase)
+        )
         node_list_seed = self.persistent(NODE_LIST_SEED, NodeListSeed)
         self.node_list, self.nodes, self._node_rows_changed = open_node_list(
             node_list_seed, snapshot.nodes, snapshot.generation, snapshot.nodes_changed
@@ -316,11 +362,19 @@ class Session(ExtensionPointSpecs):
         self.config_maps = snapshot.config_maps
         self.replica_sets = snapshot.replica_sets
         open_hyper_nodes(self, snapshot)
-        self.opened_nominations = sub_job_nominations(self)
+        # the copies that do not borrow the cache's containers (no pending task in any other): with
+        # the previous jobs patched, among the changed ones only (the others are quiet copies)
+        changes = snapshot.job_changes
+        if changes is None or self.stopped_quiet() != []:  # (opening the hypernodes may touch copies)
+            touched = touched_jobs(self.jobs.values())
+        else:
+            jobs = self.jobs
+            touched = [job for job in map(jobs.__getitem__, changes.changed) if not job._borrowed]
+        self.opened_nominations = sub_job_nominations(self, touched)
         seed = self.persistent(TOTAL_SEED, TotalResourceSeed)
         self.total_resource.add(seed.total_of(self.node_list, self.node_rows_to_redo(seed)))
         extra: set[str] = set()
-        for job in touched_jobs(self.jobs.values()):  # a borrowing copy has no pending task
+        for job in touched:  # a borrowing copy has no pending task
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 extra.update(task.resreq.scalars or ())
         table_seed = self.persistent(TABLE_SEED, TableSeed)
@@ -350,6 +404,25 @@ class Session(ExtensionPointSpecs):
             self, keys, partial(_remembered_job_valid, keys, job_valid)
         )
         as_is = self.lent_as_is
+        invalid = self.persistent(INVALID_JOBS, InvalidJobs)
+        changes = self.job_changes_since(invalid.generation)
+        invalid.generation = self.snapshot_generation
+        if changes is not None:
+            changed = changes.changed
+            invalid.patch(changes, results)
+            if not invalid.uids or invalid.uids.issubset(changed):
+                # the previous session's jobs patched, and no job but a changed one is invalid:
+                # every other job is a valid copy lent as it was
+                jobs = self.jobs
+                for uid in changed:
+                    result = results[uid]
+                    if (result is not None and not result.passed) or uid not in as_is:
+                        self._init_cycle_state(jobs[uid], result)
+                return
+        else:
+            invalid.uids = {
+                uid for uid, result in results.items() if result is not None and not result.passed
+            }
         for uid, job in self.jobs.items():
             result = results[uid]
             # a valid copy lent as it was borrows the cache's tasks: none is pending
@@ -370,6 +443,23 @@ class Session(ExtensionPointSpecs):
     def get_cycle_state(self, task_uid: str) -> dict[str, Any]:
         """Per-task scratch space shared by extension points in this session (``GetCycleState``)."""
         return self.cycle_states.setdefault(task_uid, {})
+
+    def job_changes_since(self, generation: int) -> JobChanges | None:
+        """How ``jobs`` differ from the jobs of the session of snapshot ``generation``, when that is the
+        previous snapshot of this session's source and this session's jobs are its jobs patched;
+        None: not known (a reader rebuilds). See ``framework.job_changes`` for the contract."""
+        if generation > 0 and generation == self.snapshot_generation - 1:
+            return self._job_changes
+        return None
+
+    def stopped_quiet(self) -> list[str] | None:
+        """The UIDs of this session's jobs whose copy stopped being as the snapshot lent it since the
+        session opened (an attribute set, a fit error written: ``api.quiet_log``), possibly with
+        repeats and with UIDs of no job of this session; None: not known. With ``job_changes_since``,
+        every job in neither is the copy the previous session had, in the state it had then."""
+        if self._quiet_log is None:
+            return None
+        return self._quiet_log.since(self._quiet_mark)
 
     def node_rows_changed_since(self, generation: int) -> list[int] | None:
         """The rows of ``node_list`` whose node copy is not the one the same row held in the session
@@ -610,17 +700,23 @@ class Session(ExtensionPointSpecs):
             raise KeyError(f"failed to find job <{job.namespace}/{job.name}>")
         self.update_pod_group_conditions((target,), condition)
 
-    def update_pod_group_conditions(self, jobs: Iterable[JobInfo], condition: Any) -> None:
+    def update_pod_group_conditions(
+        self, jobs: Iterable[JobInfo], condition: Any, *, quiet: Collection[str] = ()
+    ) -> None:
         """``update_pod_group_condition`` of the same condition for each of ``jobs``, which must be
-        jobs of ``ssn.jobs`` (they are not looked up: a plugin's close over every job)."""
-        quiet: set[str] = set()
+        jobs of ``ssn.jobs`` (they are not looked up: a plugin's close over every job), and for the
+        jobs ``quiet`` names, which must be jobs of ``ssn.jobs`` whose copy is a ``QuietJobInfo``
+        (the collection is kept as it is: never change it afterwards)."""
+        quiet_too: set[str] = set()
         for job in jobs:
             if type(job) is QuietJobInfo:
-                quiet.add(job.uid)
+                quiet_too.add(job.uid)
             else:
                 conditions = job.pod_group_state.conditions
                 self.merge_conditions_written(job.uid, conditions, into_state=True)
                 put_condition(conditions, condition)
+        if quiet_too:
+            self.conditions_written.append((condition, quiet_too))
         if quiet:
             self.conditions_written.append((condition, quiet))
 

@@ -545,7 +545,9 @@ class SimCluster:
         unsettled = decisions.podgroups.where(
             lambda state: state.phase not in SETTLED_PHASES,
             lambda statuses: [
-                i for i, status in enumerate(statuses.statuses) if status[0] not in SETTLED_PHASES
+                uid
+                for uid, entry in statuses.by_job.items()
+                if entry is not None and entry[1][0] not in SETTLED_PHASES
             ],
         )
         for state in unsettled:

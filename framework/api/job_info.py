@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from .fit_errors import FitErrors
 from .network_topology import HARD, SOFT, NetworkTopologySpec, SubGroupPolicySpec
+from .quiet_log import QuietLog
 from .resource import Resource, exceeded_part
 from .sub_job_info import OWNED_STATUSES, SubJobInfo, sub_job_gid, sub_job_id, sub_job_match_values
 from .task_info import preemptable_from
@@ -135,6 +136,9 @@ class JobInfo:
         self._best_effort_memo: tuple[int, int] = (-1, 0)
         """``is_ready`` and ``pending_best_effort_task_num`` for one ``version`` (the job order asks
         them at every comparison)."""
+        self._quiet_log: QuietLog | None = None
+        """Where a ``QuietJobInfo`` the cluster cache lent writes its UID when it stops being quiet
+        (``api.quiet_log``); None: nobody asks."""
         self.uid = uid
         self.pg_uid = ""
         self.name = ""
@@ -777,6 +781,44 @@ class QuietJobInfo(JobInfo):
         fields = self.__dict__
         fields["pod_group_state"] = fields["pod_group_state"].copy()
         object.__setattr__(self, "__class__", JobInfo)
+        log = fields["_quiet_log"]
+        if log is not None:
+            log.note(fields["uid"])
+
+
+class WatchedFitErrors(dict[str, FitErrors]):
+    """The fit errors of a ``QuietJobInfo`` the cluster cache lent: writing the first one into it
+    (``[uid] = errors``, ``setdefault``, ``update``, ``|=``) writes the job's UID to the cache's quiet
+    log (``api.quiet_log``), as a copy that stops being quiet does (a quiet copy with fit errors is
+    not lent again as it is). Otherwise a plain dict."""
+
+    __slots__ = ("_log", "_uid")
+
+    def __init__(self, log: QuietLog | None = None, uid: str = "") -> None:
+        super().__init__()
+        self._log = log
+        self._uid = uid
+
+    def _note(self) -> None:
+        if not self and self._log is not None:
+            self._log.note(self._uid)
+
+    def __setitem__(self, key: str, value: FitErrors) -> None:
+        self._note()
+        super().__setitem__(key, value)
+
+    def setdefault(self, key: str, default: FitErrors) -> FitErrors:
+        self._note()
+        return super().setdefault(key, default)
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._note()
+        super().update(*args, **kwargs)
+
+    def __ior__(self, other: Any) -> WatchedFitErrors:  # type: ignore[override,misc]
+        self._note()
+        super().update(other)
+        return self
 
 
 def touched_jobs(jobs: Iterable[JobInfo]) -> list[JobInfo]:

@@ -117,7 +117,7 @@ def statuses_to_write(decisions: CycleDecisions, pod_groups: Mapping[str, PodGro
         pg = pod_groups.get(uid)
         return None if pg is None else pg.status
 
-    def untouched_changed(statuses: UntouchedStatuses) -> list[int]:
+    def untouched_changed(statuses: UntouchedStatuses) -> list[str]:
         return statuses.differing(status_of)
 
     return decisions.podgroups.where(changed, untouched_changed)

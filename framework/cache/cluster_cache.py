@@ -49,12 +49,14 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..api.hypernode_info import HyperNodeTopology, build_topology
-from ..api.job_info import JobInfo, QuietJobInfo
+from ..api.job_info import JobInfo, QuietJobInfo, WatchedFitErrors
 from ..api.node_info import NodeInfo
 from ..api.queue_info import QueueInfo
+from ..api.quiet_log import QuietLog
 from ..api.task_info import TaskInfo
 from ..api.task_status import TaskStatus
 from ..diagnostics import Code, Diagnostics
+from ..job_changes import JobChanges
 from ..settings import Settings
 from ..util.collector import collector_paused
 from .admission import Admission, PriorityClasses, check_global_defaults
@@ -140,7 +142,20 @@ class ClusterCache:
         self._owned_nodes: list[str] = []
         """The lent node copies that took their own state since the last snapshot, by name (the
         copies append to it: ``NodeInfo.session_copy(owned_log=...)``)."""
-        self._job_order: list[str] = []
+        self._podless: set[str] = set()
+        """The PodGroups with no pod (the job order lists them last, in PodGroup order)."""
+        self._order_kept = False
+        """Whether the job order since the last snapshot moved only by jobs leaving and by new jobs
+        whose first pod comes after every first pod of that snapshot's jobs (``_first_at_snapshot``),
+        with no PodGroup without pods: the last snapshot's jobs dict can then be patched."""
+        self._first_at_snapshot = -1
+        self._podless_at_snapshot = False
+        """Whether the last snapshot had a PodGroup without pods."""
+        """The greatest insertion number of a job's first pod at the last snapshot."""
+        self._quiet_log = QuietLog()
+        """Where the lent quiet copies say that they changed (``api.quiet_log``)."""
+        self._quiet_mark = self._quiet_log.mark()
+        """Where the quiet log was at the last snapshot."""
         self._lent = NOTHING_LENT
         """The copies the last snapshot lent (``cache.lending``)."""
         self._generation = 0
@@ -331,6 +346,7 @@ class ClusterCache:
             return
         dirty_nodes: set[str] = set()
         dirty_jobs: set[str] = set()
+        podless = self._podless
         tasks = self._base_tasks
         node_members = self._node_members
         job_members = self._job_members
@@ -379,6 +395,8 @@ class ClusterCache:
             return
         # the order of first pods is kept up to date job by job while few jobs changed, else sorted
         by_first = self._jobs_by_first if len(dirty_jobs) <= _JOBS_MOVED_ONE_BY_ONE else None
+        if by_first is None:
+            self._order_kept = False
         for name in dirty_nodes:
             members = node_members.get(name)
             if members is not None and not members:
@@ -400,6 +418,7 @@ class ClusterCache:
                 del job_members[uid]
                 members = None
             pg = self.pod_groups.get(uid)
+            podless.discard(uid)
             if members is None and pg is None:
                 self._base_jobs.pop(uid, None)
                 self._job_facts.pop(uid, None)
@@ -414,26 +433,35 @@ class ClusterCache:
             job.remember_topology()
             self._base_jobs[uid] = job
             self._job_facts[uid] = (job, job.queue, pg.spec.priority_class_name if pg is not None else None)
-            self._unlist_first(uid, by_first)
+            first_was = self._unlist_first(uid, by_first)
             if ordered:
                 at = self._job_first[uid] = position[ordered[0]]
                 if by_first is not None:
                     bisect.insort(by_first, (at, uid))
-        # a full build lists the jobs with pods in the order of their first pod, then the PodGroups
-        # without pods in PodGroup order (a clean job's first pod stays its first pod: only a pod
-        # written again at a new place, which makes its job dirty, moves a job)
-        first = self._job_first
+                if at != first_was and (first_was is not None or at <= self._first_at_snapshot):
+                    self._order_kept = False  # moved, or new before a job of the last snapshot
+            else:
+                podless.add(uid)
         if by_first is None:
-            self._jobs_by_first = sorted((at, uid) for uid, at in first.items())
-        self._job_order = [uid for _, uid in self._jobs_by_first]
-        self._job_order += [uid for uid in self.pod_groups if uid not in first]
+            self._jobs_by_first = sorted((at, uid) for uid, at in self._job_first.items())
 
-    def _unlist_first(self, uid: str, by_first: list[tuple[int, str]] | None) -> None:
-        """Forget job ``uid``'s first pod (it may have none), and take it out of ``by_first`` (the
-        sorted order being kept up to date; None: it is sorted again afterwards)."""
+    def _job_order(self) -> list[str]:
+        """The jobs' order, as a full build lists them: the jobs with pods in the order of their first
+        pod, then the PodGroups without pods in PodGroup order (a clean job's first pod stays its
+        first pod: only a pod written again at a new place, which makes its job dirty, moves a job)."""
+        order = [uid for _, uid in self._jobs_by_first]
+        podless = self._podless
+        if podless:
+            order += [uid for uid in self.pod_groups if uid in podless]
+        return order
+
+    def _unlist_first(self, uid: str, by_first: list[tuple[int, str]] | None) -> int | None:
+        """Forget job ``uid``'s first pod (it may have none: None), and take it out of ``by_first``
+        (the sorted order being kept up to date; None: it is sorted again afterwards); return it."""
         at = self._job_first.pop(uid, None)
         if at is not None and by_first is not None:
             del by_first[bisect.bisect_left(by_first, (at, uid))]
+        return at
 
     def prepare(self) -> None:
         """Build the cache's own jobs and nodes now rather than at the first snapshot (the same
@@ -479,23 +507,24 @@ class ClusterCache:
         default_priority = self.default_priority()
         if "root" not in self.queues and any(queue.spec.parent == "root" for queue in self.queues.values()):
             self.diagnostics.add(Code.DEFAULTED, "Queue root", describe("root"))
-        kept: dict[str, JobInfo] = {}
-        as_is: list[str] = []
         priorities = {name: pc.value for name, pc in classes.items()}
         allocated_hyper_nodes = self.allocated_hyper_nodes
         nominated_hyper_nodes = self.nominated_hyper_nodes
         inputs = JobInputs(priorities, default_priority, tuple(queues), self.diagnostics, self.queues.keys())
         hyper_nodes = HyperNodeMaps(allocated_hyper_nodes, nominated_hyper_nodes)
-        # the copies the closed session left as they were lent, of jobs nothing changed since: lent
-        # again with no work at all (``Lending.untouched``)
-        untouched = lent.untouched(inputs, hyper_nodes, self._rebuilt_jobs)
+        quiet_log = self._quiet_log
+        stopped_quiet = quiet_log.since(self._quiet_mark)
+        assert stopped_quiet is not None  # only the cache clears its log
+        if lent.returned:  # no session reads the log any more
+            quiet_log.clear()
+        self._quiet_mark = quiet_log.mark()
+        rebuilt = self._rebuilt_jobs
         self._rebuilt_jobs = set()
-        for uid in self._job_order:
-            job = untouched.get(uid)
-            if job is not None and type(job) is QuietJobInfo and not job.nodes_fit_errors:
-                kept[uid] = job
-                as_is.append(uid)
-                continue
+        left_out = False
+
+        def lend(uid: str) -> tuple[JobInfo | None, bool]:
+            """The copy of job ``uid`` to lend (None: left out, said in a diagnostic), and whether it
+            is the copy lent before, lent again (renewed: ``Lending.job_copy``)."""
             base, queue, class_name = facts[uid]
             if class_name is None:
                 pods = ", ".join(sorted(t.key for t in base.tasks.values())[:3])
@@ -504,19 +533,18 @@ class ClusterCache:
                     f"PodGroup {uid}",
                     f"PodGroup {uid} not found: its pods ({pods}) are left out",
                 )
-                continue
+                return None, False
             if queue not in queues:
                 self.diagnostics.add(
                     Code.POD_LEFT_OUT,
                     f"PodGroup {uid}",
                     f"Queue {queue} of PodGroup {uid} not found: job left out",
                 )
-                continue
+                return None, False
             if queue in IMPLICIT_QUEUES and queue not in self.queues:
                 self.diagnostics.add(Code.DEFAULTED, f"Queue {queue}", describe(queue))
             job = lent.job_copy(uid, base)
-            if type(job) is QuietJobInfo:  # lent again as it was (a new or refilled copy is a JobInfo)
-                as_is.append(uid)
+            again = type(job) is QuietJobInfo  # lent again as it was (a new or refilled copy is a JobInfo)
             # the snapshot's own fields, written past ``QuietJobInfo.__setattr__`` (plain attributes)
             fields = job.__dict__
             fields["priority"] = priorities.get(class_name, default_priority)
@@ -535,10 +563,65 @@ class ClusterCache:
                         job.sub_jobs[sub_uid].nominated_hyper_node = hyper_node
             if fields["_borrowed"] and type(job) is JobInfo:
                 job.__class__ = QuietJobInfo
-            kept[uid] = job
+            if type(job) is QuietJobInfo:
+                # it tells the next snapshot if it stops being quiet or gets fit errors
+                fields["_quiet_log"] = quiet_log
+                if type(fields["nodes_fit_errors"]) is not WatchedFitErrors:
+                    fields["nodes_fit_errors"] = WatchedFitErrors(quiet_log, uid)
+            return job, again
+
+        changed = (
+            lent.changed_jobs(inputs, hyper_nodes, rebuilt, stopped_quiet)
+            if self._order_kept and not self._podless and not self._podless_at_snapshot
+            else None
+        )
+        renewed: list[str] = []  # the jobs whose copy is not the one lent before, as it was
+        if changed is not None:
+            # the previous snapshot's jobs with the changed ones lent anew (``framework.job_changes``)
+            kept = dict(lent.jobs)
+            first = self._job_first
+            present = sorted((uid for uid in changed if uid in first), key=first.__getitem__)
+            dropped = [uid for uid in changed if uid not in first and uid in kept]
+            for uid in dropped:
+                del kept[uid]
+            changes: list[str] = []
+            for uid in present:
+                job, again = lend(uid)
+                if job is None:
+                    left_out = True
+                    if kept.pop(uid, None) is not None:
+                        dropped.append(uid)
+                    continue
+                kept[uid] = job
+                changes.append(uid)
+                if not again:
+                    renewed.append(uid)
+            job_changes: JobChanges | None = JobChanges(tuple(changes), tuple(dropped))
+        else:
+            kept = {}
+            job_changes = None
+            # the copies the closed session left as they were lent, of jobs nothing changed since:
+            # lent again with no work at all (``Lending.untouched``)
+            untouched = lent.untouched(inputs, hyper_nodes, rebuilt)
+            for uid in self._job_order():
+                job = untouched.get(uid)
+                if job is not None and type(job) is QuietJobInfo and not job.nodes_fit_errors:
+                    kept[uid] = job
+                    continue
+                job, again = lend(uid)
+                if job is None:
+                    left_out = True
+                    continue
+                kept[uid] = job
+                if not again:
+                    renewed.append(uid)
+        not_quiet = None if left_out else [uid for uid in renewed if type(kept[uid]) is not QuietJobInfo]
         topology = self._topology if self._topology is not None else build_topology((), [])
-        self._lent = lending = Lending(kept, node_infos, self.nodes.layout(), inputs, hyper_nodes)
+        self._lent = lending = Lending(kept, node_infos, self.nodes.layout(), inputs, hyper_nodes, not_quiet)
         self._generation += 1
+        self._order_kept = True
+        self._podless_at_snapshot = bool(self._podless)
+        self._first_at_snapshot = self._jobs_by_first[-1][0] if self._jobs_by_first else -1
         return ClusterSnapshot(
             jobs=kept,
             nodes=list(node_infos.values()),
@@ -550,7 +633,9 @@ class ClusterCache:
             replica_sets=dict(self.replica_sets),
             give_back=lending.give_back,
             generation=self._generation,
-            lent_as_is=frozenset(as_is),
+            lent_as_is=frozenset(kept.keys() - renewed),
+            job_changes=job_changes,
+            quiet_log=quiet_log,
             nodes_changed=nodes_changed,
         )
 

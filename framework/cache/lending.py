@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 class Lending:
     """The copies one snapshot lent, and whether its session has given them back."""
 
-    __slots__ = ("hyper_nodes", "inputs", "jobs", "layout", "nodes", "returned")
+    __slots__ = ("complete", "hyper_nodes", "inputs", "jobs", "layout", "nodes", "not_quiet", "returned")
 
     def __init__(
         self,
@@ -58,8 +58,13 @@ class Lending:
         layout: tuple[int, int] | None = None,
         inputs: JobInputs | None = None,
         hyper_nodes: HyperNodeMaps | None = None,
+        not_quiet: list[str] | None = None,
     ) -> None:
         self.jobs = jobs
+        self.not_quiet = not_quiet
+        """The UIDs of the job copies lent as plain ``JobInfo``s (their own containers: never lent
+        again), when every other copy was lent as a ``QuietJobInfo`` writing to the cache's quiet log
+        and no job was left out; None: not known (``changed_jobs`` then knows nothing)."""
         self.nodes = nodes
         self.layout = layout
         """The cache's Node journal's ``layout()`` when the nodes were lent (None: not known)."""
@@ -76,8 +81,9 @@ class Lending:
         them as they were lent (still ``QuietJobInfo``; the caller checks): every one but those of the
         jobs ``rebuilt`` since and those whose allocated or nominated hypernodes changed, when the
         session gave them back and the snapshot's other inputs are the same; else none."""
-        if not self.returned or self.inputs is None or self.hyper_nodes is None or self.inputs != inputs:
+        if not self.reusable(inputs):
             return {}
+        assert self.hyper_nodes is not None
         changed = self.hyper_nodes.changed(hyper_nodes)
         if not rebuilt and not changed:
             return self.jobs
@@ -87,6 +93,32 @@ class Lending:
         for uid in changed:
             jobs.pop(uid, None)
         return jobs
+
+    def reusable(self, inputs: JobInputs) -> bool:
+        """Whether the session gave the job copies back and the snapshot's inputs are the same."""
+        return (
+            self.returned
+            and self.inputs is not None
+            and self.hyper_nodes is not None
+            and self.inputs == inputs
+        )
+
+    def changed_jobs(
+        self, inputs: JobInputs, hyper_nodes: HyperNodeMaps, rebuilt: set[str], stopped_quiet: list[str]
+    ) -> set[str] | None:
+        """The UIDs of the lent job copies that may not be lent again as they are, without a look at
+        the others, when that is known (``not_quiet``): those lent as plain ``JobInfo``s, those of the
+        jobs ``rebuilt`` since, those whose allocated or nominated hypernodes changed and those that
+        stopped being quiet after they were lent (``stopped_quiet``: the cache's quiet log), with
+        any job ``rebuilt`` that is new; None: not known (every copy must be looked at)."""
+        if self.not_quiet is None or not self.reusable(inputs):
+            return None
+        assert self.hyper_nodes is not None
+        changed = self.hyper_nodes.changed(hyper_nodes)
+        changed.update(rebuilt)
+        changed.update(self.not_quiet)
+        changed.update(stopped_quiet)
+        return changed
 
     def give_back(self) -> None:
         """The borrowing session has closed: its unchanged copies may be lent again."""

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from ..api.job_info import JobInfo
     from ..api.node_info import NodeInfo
     from ..api.queue_info import QueueInfo
+    from ..api.quiet_log import QuietLog
+    from ..job_changes import JobChanges
     from .objects import ConfigMap, ReplicaSet
 
 
@@ -43,6 +45,12 @@ class ClusterSnapshot:
     lent again as it was (``cache.lending``: nothing set an attribute of it, it borrows the same
     cache job): what a session computed from such a job alone at open holds for it again
     (``framework.job_values``)."""
+    job_changes: JobChanges | None = None
+    """How ``jobs`` differ from the previous snapshot's (number ``generation - 1``), when they are that
+    snapshot's jobs dict patched (``framework.job_changes``); None: not known, any may differ."""
+    quiet_log: QuietLog | None = None
+    """Where the snapshot's quiet job copies say that they changed (``api.quiet_log``); None: the
+    source keeps none."""
     nodes_changed: dict[str, NodeInfo] | None = None
     """The copies, by node name, that are not the ones the previous snapshot (number
     ``generation - 1``) handed out, when ``nodes`` are the same names in the same order as that

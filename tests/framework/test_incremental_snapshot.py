@@ -19,6 +19,7 @@ from fumarole.framework.api.task_info import FrozenTaskError
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.cache import ClusterCache, ClusterSnapshot, cluster_cache
 from fumarole.framework.cache.builders import (
+    GROUP_NAME,
     build_node,
     build_pod,
     build_pod_group,
@@ -472,6 +473,16 @@ def test_a_snapshot_of_lent_copies_equals_a_fresh_one_after_any_session_and_chan
             ], done
         else:
             fast_paths_missed.append(done[-1])
+        changes = snapshot.job_changes
+        if changes is not None:  # the previous jobs dict patched; the others lent as they were
+            patched = dict(previous.jobs)
+            for uid in changes.dropped:
+                del patched[uid]
+            for uid in changes.changed:
+                patched[uid] = snapshot.jobs[uid]
+            assert list(patched) == list(snapshot.jobs), done
+            assert all(patched[uid] is job for uid, job in snapshot.jobs.items()), done
+            assert snapshot.lent_as_is >= snapshot.jobs.keys() - set(changes.changed), done
     assert len(fast_paths_missed) < 25  # most steps keep the nodes' layout
 
 
@@ -720,3 +731,100 @@ def test_a_copy_lent_again_keeps_the_schedule_start_its_first_session_stamped() 
     job.start_scheduling(9.0)
     assert job.schedule_start == 5.0
     assert cache.fresh_copy().snapshot().jobs[JOB1].schedule_start == 0.0
+
+
+OVERCOMMIT_CONF = {
+    "actions": "enqueue, allocate, backfill",
+    "tiers": [
+        {"plugins": [{"name": "priority"}, {"name": "gang"}]},
+        {"plugins": [{"name": "drf"}, {"name": "predicates"}, {"name": "overcommit"}, {"name": "nodeorder"}]},
+    ],
+}
+
+
+def cycle_view(decisions: CycleDecisions) -> tuple[Any, ...]:
+    """What a cycle decided: its PodGroup entries (``log_view``), binds, pipelines, evictions and
+    refusals."""
+    return (
+        log_view(decisions),
+        [(b.pod, b.node, b.action) for b in decisions.binds],
+        [(p.pod, p.node) for p in decisions.pipelined],
+        [(e.pod, e.node, e.action) for e in decisions.evictions],
+        decisions.refusals,
+    )
+
+
+def with_waiting_gangs(cache: ClusterCache) -> ClusterCache:
+    for j in range(3):
+        cache.put(build_pod_group(NAMESPACE, f"wait{j}", min_member=2, phase="Pending"))
+        for r in range(2):
+            cache.put(build_pod(NAMESPACE, f"wait{j}-{r}", group=f"wait{j}", requests={"cpu": "3"}))
+    return cache
+
+
+def steady_change(cache: ClusterCache, rng: random.Random, step: int) -> str:
+    """What a busy cluster does between cycles: jobs come, pods finish, finished jobs go."""
+    done = []
+    if rng.random() < 0.6:
+        name = f"new{step}"
+        cache.put(build_pod_group(NAMESPACE, name, min_member=2, phase="Pending"))
+        for r in range(2):
+            cache.put(build_pod(NAMESPACE, f"{name}-{r}", group=name, requests={"cpu": "1", "memory": "1Gi"}))
+        done.append("new job")
+    running = [pod for pod in cache.pods.values() if pod.spec.node_name and pod.status.phase == "Running"]
+    if running and rng.random() < 0.5:
+        cache.put(with_update(rng.choice(running), phase="Succeeded"))
+        done.append("pod succeeded")
+    if cache.pod_groups and rng.random() < 0.4:
+        key = rng.choice(list(cache.pod_groups))
+        group = key.split("/", 1)[1]
+        for pod in [pod for pod in cache.pods.values() if pod.metadata.annotations.get(GROUP_NAME) == group]:
+            cache.delete("Pod", pod.key)
+        cache.delete("PodGroup", key)
+        done.append("job deleted")
+    return ", ".join(done) or "nothing"
+
+
+@pytest.mark.parametrize(
+    "change", [pytest.param(mutate, id="any-change"), pytest.param(steady_change, id="steady")]
+)
+@pytest.mark.parametrize(
+    "conf", [pytest.param(GANG_CONF, id="proportion"), pytest.param(OVERCOMMIT_CONF, id="overcommit")]
+)
+@pytest.mark.parametrize("seed", [pytest.param(seed, id=f"seed-{seed}") for seed in range(6)])
+def test_sessions_that_patch_what_they_kept_decide_as_sessions_that_rebuild_it(
+    seed: int, conf: dict[str, Any], change: Callable[[ClusterCache, random.Random, int], str]
+) -> None:
+    # from the second cycle on, the sessions patch what they kept (the jobs dict, per-job values,
+    # gang's verdicts, the job updater's statuses, enqueue's pending jobs) where the snapshot knows
+    # which jobs changed (``framework.job_changes``); the twin's snapshots never say (the full way)
+    patching, rebuilding = with_waiting_gangs(cluster()), with_waiting_gangs(cluster())
+    patches = _Patches()
+    settings = Settings(observers=False)
+    kept = Scheduler(SchedulerConf.model_validate(conf), patching, settings=settings, observers=[patches])
+    twin = Scheduler(SchedulerConf.model_validate(conf), rebuilding, settings=settings)
+    rng, twin_rng = random.Random(seed), random.Random(seed)
+    done: list[str] = []
+    for cycle in range(12):
+        rebuilding._order_kept = False  # the snapshot looks at every job
+        expected = twin.run_once(now=float(cycle))
+        decisions = kept.run_once(now=float(cycle))
+        assert cycle_view(decisions) == cycle_view(expected), done
+        patching.apply(decisions)
+        rebuilding.apply(expected)
+        done.append(change(patching, rng, cycle))
+        assert change(rebuilding, twin_rng, cycle) == done[-1]
+    assert any(patches.seen), done  # cycles that took the patched way
+    if change is steady_change:
+        assert sum(patches.seen) >= 8, done
+
+
+class _Patches:
+    """An observer that notes, per closed session, whether its jobs were the previous ones patched."""
+
+    def __init__(self) -> None:
+        self.seen: list[bool] = []
+
+    @hookimpl
+    def fumarole_session_closed(self, session: Any) -> None:
+        self.seen.append(session.job_changes_since(session.snapshot_generation - 1) is not None)

@@ -50,7 +50,12 @@ def value(job: JobInfo) -> tuple[str, int, float]:
 def session(snapshot: ClusterSnapshot) -> Any:
     """What ``JobValues.at_open`` reads of a session opened on ``snapshot``."""
     return SimpleNamespace(
-        jobs=snapshot.jobs, snapshot_generation=snapshot.generation, lent_as_is=snapshot.lent_as_is
+        jobs=snapshot.jobs,
+        snapshot_generation=snapshot.generation,
+        lent_as_is=snapshot.lent_as_is,
+        job_changes_since=lambda generation: (
+            snapshot.job_changes if 0 < generation == snapshot.generation - 1 else None
+        ),
     )
 
 

@@ -196,10 +196,7 @@ def _phases() -> PodGroupPhases:
     phases = PodGroupPhases([PodGroupPhase("ns/b", "Running", "Running", [], 1)])
     untouched = UntouchedStatuses([])
     for uid in ("ns/c", "ns/a"):
-        untouched.uids.append(uid)
-        untouched.states.append(PodGroupState(phase="Running", running=2))
-        untouched.statuses.append(("Running", 2, 0, 0))
-        untouched.olds.append("Running")
+        untouched.add(uid, PodGroupState(phase="Running", running=2), ("Running", 2, 0, 0), "Running")
     phases.defer(untouched)
     return phases
 
@@ -313,18 +310,17 @@ def test_an_untouched_status_differs_from_a_podgroup_s_as_upstream_compares_them
     written: list[PodGroupCondition], status: tuple[str, tuple[int, int, int], list[Any]], differs: bool
 ) -> None:
     statuses = UntouchedStatuses([(condition, {"ns/a"}) for condition in written])
-    statuses.uids.append("ns/a")
-    statuses.states.append(PodGroupState(phase="Running", conditions=[OLD], running=2))
-    statuses.statuses.append(("Running", 2, 0, 0))
-    statuses.olds.append("Running")
+    statuses.add(
+        "ns/a", PodGroupState(phase="Running", conditions=[OLD], running=2), ("Running", 2, 0, 0), "Running"
+    )
     phase, counts, conditions = status
     running, succeeded, failed = counts
     pg_status = PodGroupStatusModel(
         phase=phase, running=running, succeeded=succeeded, failed=failed, conditions=conditions
     )
-    assert statuses.differing({"ns/a": pg_status}.get) == ([0] if differs else [])
+    assert statuses.differing({"ns/a": pg_status}.get) == (["ns/a"] if differs else [])
     assert statuses.differing({}.get) == []  # no PodGroup: left out
-    entry = statuses.entry(0)
+    entry = statuses.entry("ns/a")
     made_differs = (entry.phase, (entry.running, entry.succeeded, entry.failed)) != (phase, counts) or [
         (c.type, c.status, c.reason, c.message) for c in entry.conditions
     ] != [(c.type, c.status, c.reason, c.message) for c in conditions]
