@@ -38,9 +38,10 @@ kept.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from fumarole.framework.api.job_info import JobInfo
+from fumarole.framework.api.job_info import JobInfo, QuietJobInfo
 from fumarole.framework.api.task_status import TaskStatus, allocated_status
 from fumarole.framework.api.types import PERMIT, REJECT, ValidateResult
 from fumarole.framework.cache.objects import PodGroupCondition
@@ -239,24 +240,27 @@ class GangPlugin:
         ssn.job_starving.register(job_starving)
 
     def on_session_close(self, ssn: Session) -> None:
-        ready: list[JobInfo] = []
-        for job in ssn.jobs.values():
-            # a function of the job's tasks: remembered for a job nothing changed since the cache built it
-            verdict = job.derived(_CLOSE_VERDICT, close_verdict, job)
-            if verdict:
-                ready.append(job)
-            elif verdict is not None:
-                unready = job.min_available - schedulable_task_num(job)
-                condition = PodGroupCondition(
-                    type=UNSCHEDULABLE_TYPE,
-                    status="True",
-                    transition_id=ssn.uid,
-                    reason=NOT_ENOUGH_RESOURCES_REASON,
-                    message=f"{unready}/{job.task_count()} tasks in gang unschedulable: {job_fit_error(job)}",
-                    last_transition_time=ssn.now,
-                )
-                ssn.update_pod_group_condition(job, condition)
-        if ready:
+        kept = ssn.persistent(CLOSE_VERDICTS, CloseVerdicts)
+        changes = ssn.job_changes_since(kept.generation)
+        stopped = ssn.stopped_quiet()
+        kept.generation = ssn.snapshot_generation
+        if changes is None or stopped is None:
+            kept.redo_all(ssn.jobs)
+        else:
+            kept.redo(ssn.jobs, changes.dropped, dict.fromkeys((*changes.changed, *stopped)))
+        for uid in kept.unready:
+            job = ssn.jobs[uid]
+            unready = job.min_available - schedulable_task_num(job)
+            condition = PodGroupCondition(
+                type=UNSCHEDULABLE_TYPE,
+                status="True",
+                transition_id=ssn.uid,
+                reason=NOT_ENOUGH_RESOURCES_REASON,
+                message=f"{unready}/{job.task_count()} tasks in gang unschedulable: {job_fit_error(job)}",
+                last_transition_time=ssn.now,
+            )
+            ssn.update_pod_group_condition(job, condition)
+        if kept.ready_quiet or kept.ready_loud:
             # the same for every ready job of the session: one object, never changed
             scheduled = PodGroupCondition(
                 type=SCHEDULED_TYPE,
@@ -266,7 +270,62 @@ class GangPlugin:
                 message="",
                 last_transition_time=ssn.now,
             )
-            ssn.update_pod_group_conditions(ready, scheduled)
+            ssn.update_pod_group_conditions(kept.ready_loud, scheduled, quiet=kept.ready_quiet)
+
+
+CLOSE_VERDICTS = "gang.close_verdicts"
+"""``Session.persistent`` key of gang's ``CloseVerdicts``."""
+
+
+class CloseVerdicts:
+    """Which jobs gang's close writes a condition for, kept from one session to the next.
+
+    A job's close verdict (``close_verdict``) is a function of its tasks; a job whose copy is the one
+    the previous session had, as it was then (neither in the session's ``job_changes_since`` nor in
+    its ``stopped_quiet``), has the verdict it had then. So each close looks only at those jobs and
+    the ones that left; the conditions themselves are new every session (they carry its UID).
+    Unready jobs get their conditions in the order they were first found unready (each job gets one:
+    the order between jobs is seen nowhere)."""
+
+    __slots__ = ("generation", "ready_loud", "ready_quiet", "unready")
+
+    def __init__(self) -> None:
+        self.generation = 0
+        self.ready_quiet: set[str] = set()
+        """The ready jobs whose copy is a ``QuietJobInfo``: never changed once a session holds it."""
+        self.ready_loud: list[JobInfo] = []
+        """This session's ready jobs of the others."""
+        self.unready: dict[str, None] = {}
+
+    def redo_all(self, jobs: dict[str, JobInfo]) -> None:
+        self.ready_quiet = set()
+        self.unready = {}
+        self.redo(jobs, (), jobs)
+
+    def redo(self, jobs: dict[str, JobInfo], dropped: Iterable[str], uids: Iterable[str]) -> None:
+        """Forget the ``dropped`` jobs and find the verdicts of ``uids`` (those not of ``jobs`` are
+        skipped), in that order."""
+        ready_quiet = self.ready_quiet = set(self.ready_quiet)  # the last session's log holds the old one
+        unready = self.unready
+        self.ready_loud = ready_loud = []
+        for uid in dropped:
+            ready_quiet.discard(uid)
+            unready.pop(uid, None)
+        for uid in uids:
+            job = jobs.get(uid)
+            if job is None:
+                continue
+            # a function of the job's tasks: remembered for a job nothing changed since the cache built it
+            verdict = job.derived(_CLOSE_VERDICT, close_verdict, job)
+            ready_quiet.discard(uid)
+            unready.pop(uid, None)
+            if verdict:
+                if type(job) is QuietJobInfo:
+                    ready_quiet.add(uid)
+                else:
+                    ready_loud.append(job)
+            elif verdict is not None:
+                unready[uid] = None
 
 
 _CLOSE_VERDICT = ("gang", "close verdict")

@@ -55,6 +55,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from functools import partial
+from itertools import compress
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from fumarole.framework.api.resource import ZERO, DimensionDefault, Resource, exceeded_part, share
@@ -248,14 +250,16 @@ class ProportionPlugin:
         by_job = ssn.persistent(USAGE_BY_JOB, JobValues[tuple[JobUsage, str]]).at_open(
             ssn, None, usage_and_queue
         )
-        members: list[str] = []
-        usages: list[JobUsage] = []
-        where: list[str] = []
-        for uid, (usage, queue_uid) in by_job.items():
-            if queue_uid in queues:
-                members.append(uid)
-                usages.append(usage)
-                where.append(queue_uid)
+        # the lists built in C (a pass in Python over every job costs its memory reads)
+        members = list(by_job)
+        values = list(by_job.values())
+        usages: list[JobUsage] = list(map(itemgetter(0), values))
+        where: list[str] = list(map(itemgetter(1), values))
+        if not queues.keys() >= set(where):  # jobs of no queue of the session: left out
+            kept = [queue_uid in queues for queue_uid in where]
+            members = list(compress(members, kept))
+            usages = list(compress(usages, kept))
+            where = list(compress(where, kept))
         totals = collect_usages(sums, members, usages, where)
         inexact: set[str] = set()
         for queue_uid in totals.groups:
