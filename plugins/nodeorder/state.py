@@ -25,7 +25,7 @@ session against the cluster as it was at session open; here the view is always k
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,6 +34,8 @@ from fumarole.framework.api.labels import LabelSelector, Requirement
 from fumarole.framework.api.resource import CPU, GPU_RESOURCE_NAME, MEMORY, Resource
 from fumarole.framework.interface import Event, EventHandler
 from fumarole.plugins.util.namespaces import namespace_labels
+
+from .shared_pods import SharedPods
 
 if TYPE_CHECKING:
     from fumarole.framework.api.node_info import NodeInfo
@@ -423,7 +425,8 @@ class K8sNodeView:
     alloc: np.ndarray
     requested: np.ndarray
     non_zero: np.ndarray
-    pods: dict[str, PodEntry] = field(default_factory=dict)
+    pods: MutableMapping[str, PodEntry] = field(default_factory=dict)
+    """Every pod by key: the seed's, shared, with the session's changes over them (``SharedPods``)."""
     with_terms: dict[str, PodEntry] = field(default_factory=dict)
     """The pods of ``pods`` with preferred (anti-)affinity terms."""
     listeners: list[Callable[[PodEntry, int], None]] = field(default_factory=list)
@@ -443,7 +446,7 @@ class K8sNodeView:
         view.scorers = seed.scorers
         if with_pods:
             if sound:
-                view.pods = dict(seed.pods)
+                view.pods = SharedPods(seed.pods)
                 view.with_terms = dict(seed.with_terms)
             else:
                 view._add_nodes_in_order()
