@@ -104,8 +104,24 @@ def main() -> None:
     if args.freeze:
         import gc
 
+        from fumarole.framework.util.collector import tune_for_cycles
+
+        if hasattr(cache, "prepare"):
+            cache.prepare()
         gc.collect()
         gc.freeze()
+        tune_for_cycles()
+    import gc as _gc
+
+    collecting: list[float] = []
+
+    def on_collection(phase, info):
+        if phase == "start":
+            collecting.append(time.process_time())
+        else:
+            TIMES[f"gc{info['generation']}"] += time.process_time() - collecting.pop()
+
+    _gc.callbacks.append(on_collection)
     registry = Registry()
     conf = chosen_conf(args.conf, settings, registry)
     scheduler = Scheduler(conf, cache, registry=registry, settings=settings)
@@ -159,12 +175,12 @@ def main() -> None:
             profiler.enable()
         decisions = scheduler.run_once(now=1000.0 * cycle)
         t2 = time.process_time()
-        apply_decisions(cache, decisions)
-        t3 = time.process_time()
-        cycle_cpu.append(t2 - t1)
         if profiler:
             profiler.disable()
             profiler.dump_stats(args.profile)
+        apply_decisions(cache, decisions)
+        t3 = time.process_time()
+        cycle_cpu.append(t2 - t1)
         parts = " ".join(
             f"{k}={v * 1000:.0f}" for k, v in sorted(TIMES.items(), key=lambda kv: -kv[1]) if v > 0.002
         )
