@@ -9,7 +9,7 @@ import gc
 import random
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from fumarole.framework.api.fit_errors import FitErrors
@@ -30,6 +30,7 @@ from fumarole.framework.cache.objects import Pod, PodGroupCondition
 from fumarole.framework.conf import SchedulerConf
 from fumarole.framework.decisions import CycleDecisions
 from fumarole.framework.hookspecs import hookimpl
+from fumarole.framework.registry import Registry
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
 from fumarole.framework.settings import Settings
@@ -828,3 +829,56 @@ class _Patches:
     @hookimpl
     def fumarole_session_closed(self, session: Any) -> None:
         self.seen.append(session.job_changes_since(session.snapshot_generation - 1) is not None)
+
+
+class _Flagger:
+    """A test plugin whose close writes an Unschedulable condition of the session for the jobs named
+    in ``FLAGGED`` (a quiet copy's condition goes to the log only)."""
+
+    name = "flagger"
+    FLAGGED: ClassVar[set[str]] = set()
+
+    def __init__(self, arguments: Any) -> None:
+        pass
+
+    def on_session_open(self, ssn: Session) -> None:
+        return None
+
+    def on_session_close(self, ssn: Session) -> None:
+        for uid in sorted(self.FLAGGED):
+            condition = PodGroupCondition(
+                type="Unschedulable",
+                status="True",
+                transition_id=ssn.uid,
+                reason="flagged",
+                message="by a test",
+            )
+            ssn.update_pod_group_condition(ssn.jobs[uid], condition)
+
+
+def test_a_quiet_job_whose_unschedulable_condition_comes_and_goes_gets_its_status_anew() -> None:
+    # job1 runs and nothing changes it: its status is kept between sessions, except that an
+    # Unschedulable condition of the session makes a running job's phase Unknown
+    conf = SchedulerConf.model_validate(
+        {"actions": "enqueue, allocate", "tiers": [{"plugins": [{"name": "gang"}, {"name": "flagger"}]}]}
+    )
+    caches, schedulers = [], []
+    for _ in range(2):
+        registry = Registry()
+        registry.register_plugin("flagger", _Flagger)
+        cache = cluster()
+        caches.append(cache)
+        schedulers.append(Scheduler(conf, cache, registry=registry, settings=Settings(observers=False)))
+    patching, rebuilding = caches
+    phases = []
+    for cycle, flagged in enumerate([set(), {f"{NAMESPACE}/job1"}, {f"{NAMESPACE}/job1"}, set(), set()]):
+        _Flagger.FLAGGED = flagged
+        rebuilding._order_kept = False
+        expected = schedulers[1].run_once(now=float(cycle))
+        decisions = schedulers[0].run_once(now=float(cycle))
+        assert log_view(decisions) == log_view(expected)
+        phases.append(next(e.phase for e in decisions.podgroups if e.podgroup == f"{NAMESPACE}/job1"))
+        patching.apply(decisions)
+        rebuilding.apply(expected)
+    _Flagger.FLAGGED = set()
+    assert phases == ["Running", "Unknown", "Unknown", "Running", "Running"]
