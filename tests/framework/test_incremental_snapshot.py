@@ -17,6 +17,7 @@ from fumarole.framework.api.job_info import JobInfo, QuietJobInfo
 from fumarole.framework.api.node_info import NodeInfo
 from fumarole.framework.api.task_info import FrozenTaskError
 from fumarole.framework.api.task_status import TaskStatus
+from fumarole.framework.api.types import PERMIT, REJECT
 from fumarole.framework.cache import ClusterCache, ClusterSnapshot, cluster_cache
 from fumarole.framework.cache.builders import (
     GROUP_NAME,
@@ -882,3 +883,57 @@ def test_a_quiet_job_whose_unschedulable_condition_comes_and_goes_gets_its_statu
         rebuilding.apply(expected)
     _Flagger.FLAGGED = set()
     assert phases == ["Running", "Unknown", "Unknown", "Running", "Running"]
+
+
+class _Refuser:
+    """A test plugin that refuses to enqueue the jobs named in ``REFUSED`` (and writes nothing)."""
+
+    name = "refuser"
+    REFUSED: ClassVar[set[str]] = set()
+
+    def __init__(self, arguments: Any) -> None:
+        pass
+
+    def on_session_open(self, ssn: Session) -> None:
+        ssn.job_enqueueable.register(lambda job: REJECT if job.uid in self.REFUSED else PERMIT)
+
+    def on_session_close(self, ssn: Session) -> None:
+        return None
+
+
+def test_a_pending_job_enqueue_refused_and_nothing_changed_is_admitted_once_allowed() -> None:
+    # wait0 is Pending with a finished pod and no pending one: a quiet copy that nothing changes
+    # while it is refused (no gang: no condition is written for it); once allowed, enqueue must
+    # look at it again
+    conf = SchedulerConf.model_validate(
+        {
+            "actions": "enqueue, allocate",
+            "tiers": [{"plugins": [{"name": "refuser", "enableJobEnqueued": True}]}],
+        }
+    )
+    caches, schedulers = [cluster(), cluster()], []
+    for cache in caches:
+        cache.put(
+            build_pod_group(NAMESPACE, "wait0", min_member=3, phase="Pending", min_resources={"cpu": "1"})
+        )
+        cache.put(
+            build_pod(
+                NAMESPACE, "wait0-0", group="wait0", requests={"cpu": "1"}, node="n0", phase="Succeeded"
+            )
+        )
+        registry = Registry()
+        registry.register_plugin("refuser", _Refuser)
+        schedulers.append(Scheduler(conf, cache, registry=registry, settings=Settings(observers=False)))
+    patching, rebuilding = caches
+    phases = []
+    for cycle in range(5):
+        _Refuser.REFUSED = {f"{NAMESPACE}/wait0"} if cycle < 3 else set()
+        rebuilding._order_kept = False
+        expected = schedulers[1].run_once(now=float(cycle))
+        decisions = schedulers[0].run_once(now=float(cycle))
+        assert log_view(decisions) == log_view(expected)
+        phases.append(next(e.phase for e in decisions.podgroups if e.podgroup == f"{NAMESPACE}/wait0"))
+        patching.apply(decisions)
+        rebuilding.apply(expected)
+    _Refuser.REFUSED = set()
+    assert phases == ["Pending", "Pending", "Pending", "Inqueue", "Inqueue"]
