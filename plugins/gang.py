@@ -86,7 +86,7 @@ def task_scheduling_reason(task: TaskInfo) -> str:
 def job_fit_error(job: JobInfo) -> str:
     """Why a job is not scheduled, as upstream's ``JobInfo.FitError`` words it."""
     counts: dict[str, int] = {}
-    for status, tasks in job.task_status_index.items():
+    for status, tasks in job.peek_task_status_index().items():  # read only: a quiet copy stays quiet
         key = str(status)
         counts[key] = counts.get(key, 0) + len(tasks)
     counts["minAvailable"] = job.min_available
@@ -99,8 +99,8 @@ def job_fit_error(job: JobInfo) -> str:
         message += f"; {TaskStatus.PENDING}: {_histogram(pending)}"
     if job.job_fit_errors:
         message += ". Origin reason is: " + job.job_fit_errors
-    else:
-        for task in job.tasks.values():
+    elif job.nodes_fit_errors:
+        for task in job.peek_tasks().values():
             fit = job.nodes_fit_errors.get(task.uid)
             if fit is not None:
                 message += f". Origin reason is {task.name}: {fit}"

@@ -244,6 +244,10 @@ class JobInfo:
         only through ``tasks``."""
         return self._tasks
 
+    def peek_task_status_index(self) -> dict[TaskStatus, dict[str, TaskInfo]]:
+        """The tasks by status, to read only (a cached job's copy does not copy them for this)."""
+        return self._task_status_index
+
     def peek_sub_jobs(self) -> dict[str, SubJobInfo]:
         """The sub-jobs, to read only (a cached job's copy does not copy them for this); change a
         sub-job only through ``sub_jobs``."""
@@ -436,7 +440,8 @@ class JobInfo:
         if version == self.version:
             return count
         count = sum(1 for t in self._task_status_index.get(TaskStatus.PENDING, {}).values() if t.best_effort)
-        self._best_effort_memo = (self.version, count)
+        # a memo of the containers, not an attribute a session sets: it leaves a quiet copy quiet
+        self.__dict__["_best_effort_memo"] = (self.version, count)
         return count
 
     def allocated_task_num(self) -> int:
@@ -469,7 +474,7 @@ class JobInfo:
         if version == self.version and minimum == self.min_available:
             return ready
         ready = self._is_ready()
-        self._ready_memo = (self.version, self.min_available, ready)
+        self.__dict__["_ready_memo"] = (self.version, self.min_available, ready)  # (as above)
         return ready
 
     def _is_ready(self) -> bool:

@@ -937,3 +937,37 @@ def test_a_pending_job_enqueue_refused_and_nothing_changed_is_admitted_once_allo
         rebuilding.apply(expected)
     _Refuser.REFUSED = set()
     assert phases == ["Pending", "Pending", "Pending", "Inqueue", "Inqueue"]
+
+
+class _Changed:
+    """An observer that keeps, per closed session, the jobs its snapshot lent anew (None: all)."""
+
+    def __init__(self) -> None:
+        self.changed: list[tuple[str, ...] | None] = []
+
+    @hookimpl
+    def fumarole_session_closed(self, session: Any) -> None:
+        changes = session.job_changes_since(session.snapshot_generation - 1)
+        self.changed.append(None if changes is None else changes.changed)
+
+
+def test_a_gang_that_waits_is_lent_again_as_it_is_while_nothing_changes_it() -> None:
+    # wait0 runs one pod of the three it needs: every session's gang close finds it unready (its
+    # readiness and fit-error text are read without copying its tasks) and the copy stays quiet
+    cache = cluster()
+    cache.put(build_pod_group(NAMESPACE, "wait0", min_member=3, phase="Running"))
+    cache.put(
+        build_pod(NAMESPACE, "wait0-0", group="wait0", requests={"cpu": "1"}, node="n0", phase="Running")
+    )
+    observer = _Changed()
+    kept = scheduler(cache, observer)
+    phases = []
+    for cycle in range(4):
+        decisions = kept.run_once(now=float(cycle))
+        phases.append(next(e.phase for e in decisions.podgroups if e.podgroup == f"{NAMESPACE}/wait0"))
+        cache.apply(decisions)
+    # the first session writes its Unknown phase and Unschedulable condition, which rebuilds it once
+    assert phases == ["Unknown"] * 4
+    assert observer.changed[0] is None
+    assert observer.changed[1] is not None and f"{NAMESPACE}/wait0" in observer.changed[1]
+    assert observer.changed[2:] == [(), ()]
