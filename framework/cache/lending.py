@@ -29,6 +29,15 @@ costs a dict entry per job. The one field it does not renew is ``schedule_start`
 the time the session that first enqueued it stamped (nothing in fumarole reads it; upstream stamps
 every session's clone anew).
 
+Even that dict entry per job is skipped when the job order moved only by jobs leaving and new jobs
+coming last (``ClusterCache._order_kept``) and the last snapshot left no job out: the lent quiet copies
+write their UID to the cache's quiet log when they stop being quiet or get a fit error
+(``api.quiet_log``), so the snapshot knows, without a look at the others, which copies may not be lent
+again (``Lending.changed_jobs``: those lent as plain ``JobInfo``s, rebuilt, with changed hypernodes or
+in the log), lends those anew and patches the last snapshot's jobs dict; it says which
+(``ClusterSnapshot.job_changes``, ``framework.job_changes``), and the session's per-job state is
+patched the same way.
+
 A session that was never closed never gives back: the next snapshot makes fresh copies, so two
 sessions open at once never share a copy. A closed session's jobs and nodes may be lent again and
 changed by a later session: read a session's state before the next one opens, as the scheduler's
