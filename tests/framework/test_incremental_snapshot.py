@@ -870,19 +870,38 @@ def test_a_quiet_job_whose_unschedulable_condition_comes_and_goes_gets_its_statu
         cache = cluster()
         caches.append(cache)
         schedulers.append(Scheduler(conf, cache, registry=registry, settings=Settings(observers=False)))
+    flags = [set(), {f"{NAMESPACE}/job1"}, {f"{NAMESPACE}/job1"}, set(), set()]
+
+    def flag(cycle: int) -> None:
+        _Flagger.FLAGGED = flags[cycle]
+
+    phases = twin_phases(caches, schedulers, f"{NAMESPACE}/job1", len(flags), flag)
+    _Flagger.FLAGGED = set()
+    assert phases == ["Running", "Unknown", "Unknown", "Running", "Running"]
+
+
+def twin_phases(
+    caches: list[ClusterCache],
+    schedulers: list[Scheduler],
+    uid: str,
+    cycles: int,
+    before: Callable[[int], None],
+) -> list[str]:
+    """Run ``schedulers[0]`` on ``caches[0]`` and its twin on ``caches[1]``, whose snapshots never patch
+    the previous jobs, ``cycles`` times (``before(cycle)`` first), asserting that their logs are the
+    same; the phase the log gives job ``uid`` each cycle."""
     patching, rebuilding = caches
     phases = []
-    for cycle, flagged in enumerate([set(), {f"{NAMESPACE}/job1"}, {f"{NAMESPACE}/job1"}, set(), set()]):
-        _Flagger.FLAGGED = flagged
+    for cycle in range(cycles):
+        before(cycle)
         rebuilding._order_kept = False
         expected = schedulers[1].run_once(now=float(cycle))
         decisions = schedulers[0].run_once(now=float(cycle))
         assert log_view(decisions) == log_view(expected)
-        phases.append(next(e.phase for e in decisions.podgroups if e.podgroup == f"{NAMESPACE}/job1"))
+        phases.append(next(e.phase for e in decisions.podgroups if e.podgroup == uid))
         patching.apply(decisions)
         rebuilding.apply(expected)
-    _Flagger.FLAGGED = set()
-    assert phases == ["Running", "Unknown", "Unknown", "Running", "Running"]
+    return phases
 
 
 class _Refuser:
@@ -924,17 +943,11 @@ def test_a_pending_job_enqueue_refused_and_nothing_changed_is_admitted_once_allo
         registry = Registry()
         registry.register_plugin("refuser", _Refuser)
         schedulers.append(Scheduler(conf, cache, registry=registry, settings=Settings(observers=False)))
-    patching, rebuilding = caches
-    phases = []
-    for cycle in range(5):
+
+    def refuse(cycle: int) -> None:
         _Refuser.REFUSED = {f"{NAMESPACE}/wait0"} if cycle < 3 else set()
-        rebuilding._order_kept = False
-        expected = schedulers[1].run_once(now=float(cycle))
-        decisions = schedulers[0].run_once(now=float(cycle))
-        assert log_view(decisions) == log_view(expected)
-        phases.append(next(e.phase for e in decisions.podgroups if e.podgroup == f"{NAMESPACE}/wait0"))
-        patching.apply(decisions)
-        rebuilding.apply(expected)
+
+    phases = twin_phases(caches, schedulers, f"{NAMESPACE}/wait0", 5, refuse)
     _Refuser.REFUSED = set()
     assert phases == ["Pending", "Pending", "Pending", "Inqueue", "Inqueue"]
 

@@ -3,39 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from fumarole.framework.api.fit_errors import FitErrors
 from fumarole.framework.cache import ClusterCache, ClusterSnapshot
-from fumarole.framework.cache.builders import build_node, build_pod, build_pod_group, build_queue
+from fumarole.framework.cache.builders import build_pod, build_pod_group, build_queue
 from fumarole.framework.job_changes import patched
-from fumarole.framework.settings import Settings
+from test_job_values import cluster  # job0..job2 running, job3 with a pending pod
 
 NS = "ns"
-
-
-def cluster() -> ClusterCache:
-    """Four running jobs of one pod (job0..job3) and job4 with a pending pod."""
-    cache = ClusterCache(Settings())
-    objects: list[Any] = [
-        build_queue("default"),
-        build_node("n0", {"cpu": "16", "memory": "32Gi", "pods": "20"}),
-    ]
-    for j in range(5):
-        objects.append(build_pod_group(NS, f"job{j}", min_member=1, phase="Running" if j < 4 else "Inqueue"))
-        objects.append(
-            build_pod(
-                NS,
-                f"job{j}-0",
-                group=f"job{j}",
-                requests={"cpu": "1", "memory": "1Gi"},
-                node="" if j == 4 else "n0",
-                phase="Pending" if j == 4 else "Running",
-            )
-        )
-    cache.apply_objects(objects)
-    return cache
 
 
 def finish(cache: ClusterCache, job: str) -> None:
@@ -94,19 +70,19 @@ def a_pod_without_its_pod_group(cache: ClusterCache, lent: ClusterSnapshot) -> N
 
 
 CASES = [
-    pytest.param(nothing, ([f"{NS}/job4"], []), id="nothing-changed: the pending job's own copy only"),
-    pytest.param(a_pod_finished, ([f"{NS}/job2", f"{NS}/job4"], []), id="a-pod-finished: its job"),
-    pytest.param(a_job_deleted, ([f"{NS}/job4"], [f"{NS}/job1"]), id="a-job-deleted: dropped"),
-    pytest.param(a_job_came, ([f"{NS}/job4", f"{NS}/job9"], []), id="a-new-job: appended"),
+    pytest.param(nothing, ([f"{NS}/job3"], []), id="nothing-changed: the pending job's own copy only"),
+    pytest.param(a_pod_finished, ([f"{NS}/job2", f"{NS}/job3"], []), id="a-pod-finished: its job"),
+    pytest.param(a_job_deleted, ([f"{NS}/job3"], [f"{NS}/job1"]), id="a-job-deleted: dropped"),
+    pytest.param(a_job_came, ([f"{NS}/job3", f"{NS}/job9"], []), id="a-new-job: appended"),
     pytest.param(
         deleted_and_came,
-        ([f"{NS}/job0", f"{NS}/job4", f"{NS}/job9"], [f"{NS}/job1"]),
+        ([f"{NS}/job0", f"{NS}/job3", f"{NS}/job9"], [f"{NS}/job1"]),
         id="deleted-changed-and-new: in the jobs' order",
     ),
-    pytest.param(a_copy_given_an_attribute, ([f"{NS}/job1", f"{NS}/job4"], []), id="a-copy-not-quiet"),
+    pytest.param(a_copy_given_an_attribute, ([f"{NS}/job1", f"{NS}/job3"], []), id="a-copy-not-quiet"),
     pytest.param(
         fit_errors_written_into_a_quiet_copy,
-        ([f"{NS}/job2", f"{NS}/job4"], []),
+        ([f"{NS}/job2", f"{NS}/job3"], []),
         id="fit-errors-in-a-quiet-copy",
     ),
     pytest.param(a_pod_created_again, None, id="a-job-moved-in-the-order: not known"),
@@ -114,7 +90,7 @@ CASES = [
     pytest.param(a_queue_added, None, id="the-queues-changed: not known"),
     pytest.param(
         a_pod_without_its_pod_group,
-        ([f"{NS}/job4"], []),
+        ([f"{NS}/job3"], []),
         id="a-new-job-left-out: not lent (and the next: not known)",
     ),
 ]
@@ -163,4 +139,4 @@ def test_a_left_out_job_keeps_the_snapshots_from_patching_until_it_is_gone() -> 
     assert give_back(cache.snapshot()).job_changes is None  # the last one left a job out
     changes = cache.snapshot().job_changes
     assert changes is not None
-    assert (changes.changed, changes.dropped) == ((f"{NS}/job4",), ())
+    assert (changes.changed, changes.dropped) == ((f"{NS}/job3",), ())
