@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fumarole.framework.api.fit_errors import FitErrors
-from fumarole.framework.api.job_info import touched_jobs
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.util.priority_queue import PriorityQueue
 
@@ -69,7 +68,7 @@ class BackfillAction:
         queues: PriorityQueue[QueueInfo] = PriorityQueue.ordered(ssn.queue_order)
         jobs: dict[str, PriorityQueue[JobInfo]] = {}
         tasks: dict[str, PriorityQueue[TaskInfo]] = {}
-        for job in touched_jobs(ssn.jobs.values()):
+        for job in ssn.touched_jobs():
             if not job.count_with(TaskStatus.PENDING) and not job.count_with(TaskStatus.PIPELINED):
                 continue  # nothing to backfill whatever job_valid says (a question without effects)
             queue = admitted_job_queue(ssn, job)

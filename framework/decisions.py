@@ -482,14 +482,13 @@ def bind_of(task: TaskInfo, action: str) -> Bind:
 
 def close_log(ssn: Session) -> None:
     """What the log learns at session close: pipelined tasks, nominations, pending reasons, topology."""
-    from .api.job_info import touched_jobs
     from .pending_reasons import PendingReasons
 
     decisions = ssn.decisions
     decisions.session_uid = ssn.uid
     reasons = PendingReasons(ssn)
     # a job with nothing pipelined and nothing pending has nothing to say (topology rows need pending)
-    for job in touched_jobs(ssn.jobs.values()):
+    for job in ssn.touched_jobs():
         if not job.count_with(TaskStatus.PENDING) and not job.count_with(TaskStatus.PIPELINED):
             continue
         for task in job.tasks_with(TaskStatus.PIPELINED).values():

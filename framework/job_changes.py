@@ -50,7 +50,14 @@ def patched(
     """A new dict of per-job values: ``old`` (one value per job of the previous session, in its jobs'
     order) with the dropped jobs taken out and ``compute(job)`` for each changed job, in the order of
     ``jobs`` (the session's jobs that ``changes`` describes)."""
-    values = dict(old)
+    return patch(dict(old), changes, jobs, compute)
+
+
+def patch(
+    values: dict[str, T], changes: JobChanges, jobs: Mapping[str, JobInfo], compute: Callable[[JobInfo], T]
+) -> dict[str, T]:
+    """``patched`` in place (no copy of every job's entry): for a dict only the previous session read,
+    which has closed."""
     for uid in changes.dropped:
         values.pop(uid, None)
     for uid in changes.changed:

@@ -67,7 +67,7 @@ def record_nominations(ssn: Session, opened: dict[str, dict[str, str]]) -> None:
 
     A pod nomination is dropped only through ``set_nominated_node_name``, which notes the task: only
     those tasks are looked at."""
-    now = sub_job_nominations(ssn)
+    now = sub_job_nominations(ssn, ssn.touched_jobs())
     for uid in sorted(set(opened) | set(now)):
         if opened.get(uid, {}) != now.get(uid, {}):
             ssn.decisions.nominated_hyper_nodes[uid] = now.get(uid, {})

@@ -246,6 +246,8 @@ class Session(ExtensionPointSpecs):
         self.node_names: frozenset[str] = frozenset()
         """The names of ``node_list`` (kept from session to session while the node list is the same)."""
         self._job_changes: JobChanges | None = None
+        self.hyper_nodes_allocated = True
+        """Whether a job may have an allocated hypernode (``ClusterSnapshot.hyper_nodes_allocated``)."""
         self._quiet_log: QuietLog | None = None
         self._quiet_mark = (0, 0)
         self.lent_as_is: frozenset[str] = frozenset()
@@ -345,6 +347,7 @@ class Session(ExtensionPointSpecs):
         self.snapshot_generation = snapshot.generation
         self.lent_as_is = snapshot.lent_as_is
         self._job_changes = snapshot.job_changes
+        self.hyper_nodes_allocated = snapshot.hyper_nodes_allocated
         self._quiet_log = snapshot.quiet_log
         if snapshot.quiet_log is not None:
             self._quiet_mark = snapshot.quiet_log.mark()
@@ -362,19 +365,12 @@ class Session(ExtensionPointSpecs):
         self.config_maps = snapshot.config_maps
         self.replica_sets = snapshot.replica_sets
         open_hyper_nodes(self, snapshot)
-        # the copies that do not borrow the cache's containers (no pending task in any other): with
-        # the previous jobs patched, among the changed ones only (the others are quiet copies)
-        changes = snapshot.job_changes
-        if changes is None or self.stopped_quiet() != []:  # (opening the hypernodes may touch copies)
-            touched = touched_jobs(self.jobs.values())
-        else:
-            jobs = self.jobs
-            touched = [job for job in map(jobs.__getitem__, changes.changed) if not job._borrowed]
+        touched = self.touched_jobs()  # a borrowing copy has no pending task and no nomination
         self.opened_nominations = sub_job_nominations(self, touched)
         seed = self.persistent(TOTAL_SEED, TotalResourceSeed)
         self.total_resource.add(seed.total_of(self.node_list, self.node_rows_to_redo(seed)))
         extra: set[str] = set()
-        for job in touched:  # a borrowing copy has no pending task
+        for job in touched:
             for task in job.tasks_with(TaskStatus.PENDING).values():
                 extra.update(task.resreq.scalars or ())
         table_seed = self.persistent(TABLE_SEED, TableSeed)
@@ -451,6 +447,18 @@ class Session(ExtensionPointSpecs):
         if generation > 0 and generation == self.snapshot_generation - 1:
             return self._job_changes
         return None
+
+    def touched_jobs(self) -> list[JobInfo]:
+        """The jobs, in order, whose copy does not borrow the cluster cache's containers
+        (``api.job_info.touched_jobs``): when the jobs are the previous session's patched and no other
+        copy was touched since the session opened, among the changed ones only (every other job is
+        a quiet copy, which borrows them)."""
+        changes = self._job_changes
+        stopped = self.stopped_quiet()
+        jobs = self.jobs
+        if changes is None or stopped is None or (stopped and not set(stopped).issubset(changes.changed)):
+            return touched_jobs(jobs.values())
+        return [job for job in map(jobs.__getitem__, changes.changed) if not job._borrowed]
 
     def stopped_quiet(self) -> list[str] | None:
         """The UIDs of this session's jobs whose copy stopped being as the snapshot lent it since the

@@ -42,7 +42,8 @@ def open_hyper_nodes(ssn: Session, snapshot: ClusterSnapshot) -> None:
     ssn.hyper_nodes_ready_to_schedule = snapshot.hyper_nodes_ready
     add_cluster_top_hyper_node(ssn)
     ssn.hyper_nodes_tiers = sorted(ssn.hyper_nodes_set_by_tier)
-    candidates = hyper_node_jobs(ssn.jobs.values())
+    # with no allocated hypernode anywhere, the jobs that can hold hypernode state are the touched ones
+    candidates = hyper_node_jobs(ssn.jobs.values()) if ssn.hyper_nodes_allocated else ssn.touched_jobs()
     adjust_network_topology_specs(ssn, candidates)
     if ssn.hyper_nodes_ready_to_schedule:
         for job in candidates:

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from fumarole.framework.api.fit_errors import FitErrors
 from fumarole.framework.api.hypernode_info import CLUSTER_TOP_HYPERNODE, HyperNodeInfo
-from fumarole.framework.api.job_info import POD_GROUP_INQUEUE, touched_jobs
+from fumarole.framework.api.job_info import POD_GROUP_INQUEUE
 from fumarole.framework.api.resource import ZERO
 from fumarole.framework.api.task_status import TaskStatus
 from fumarole.framework.api.types import SearchPurpose
@@ -180,7 +180,7 @@ class AllocateAction:
         enqueue_configured = "enqueue" in ssn.conf.action_names
         # without enqueue, every pending job turns Inqueue here; with it, a job that has no pending
         # task (every copy that still borrows the cache's containers) has nothing to do here
-        jobs = touched_jobs(ssn.jobs.values()) if enqueue_configured else list(ssn.jobs.values())
+        jobs = ssn.touched_jobs() if enqueue_configured else list(ssn.jobs.values())
         for job in jobs:
             if job.is_pending():
                 if enqueue_configured:

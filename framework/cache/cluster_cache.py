@@ -635,6 +635,7 @@ class ClusterCache:
             generation=self._generation,
             lent_as_is=frozenset(kept.keys() - renewed),
             job_changes=job_changes,
+            hyper_nodes_allocated=bool(allocated_hyper_nodes),
             quiet_log=quiet_log,
             nodes_changed=nodes_changed,
         )

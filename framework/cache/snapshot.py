@@ -48,6 +48,8 @@ class ClusterSnapshot:
     job_changes: JobChanges | None = None
     """How ``jobs`` differ from the previous snapshot's (number ``generation - 1``), when they are that
     snapshot's jobs dict patched (``framework.job_changes``); None: not known, any may differ."""
+    hyper_nodes_allocated: bool = True
+    """Whether any job copy may have an allocated hypernode (False: the source knows none has)."""
     quiet_log: QuietLog | None = None
     """Where the snapshot's quiet job copies say that they changed (``api.quiet_log``); None: the
     source keeps none."""
