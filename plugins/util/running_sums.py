@@ -31,7 +31,7 @@ members in session order, each member's names in its own order); ``max_task_num`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from itertools import chain, compress, count, repeat
 from operator import attrgetter, is_not, ne, or_
 
@@ -306,6 +306,48 @@ class RunningSums:
                     self._apply(terms.pop(member), -1)
         self._last = (members, keys, groups)
         self.last_changed = changed
+        return self._totals(members, groups, same_groups, same_names)
+
+    def collect_changes(
+        self,
+        members: Sequence[Hashable],
+        keys: Sequence[object],
+        groups: Sequence[tuple[Hashable, ...]],
+        fields: _Fields,
+        changed: Iterable[tuple[Hashable, object, tuple[Hashable, ...]]],
+        dropped: Iterable[Hashable],
+    ) -> Totals:
+        """``collect`` when the caller knows what may differ from the last call's members: ``changed``
+        (member, key, groups: each a member of ``members``) and ``dropped`` (members of the last call
+        that are not members now); every other member has the key (by identity) and the groups it
+        had in the last call. Costs the changed members, but for the groups' order of appearance
+        (``dict.fromkeys`` over ``groups``, in C) and the scalar orders of groups naming several."""
+        terms = self._terms
+        count = 0
+        for member, key, where in changed:
+            term = terms.get(member)
+            if term is not None and term.key is key and term.groups == where:
+                continue
+            count += 1
+            self._replace(member, key, where, fields)
+        for member in dropped:
+            term = terms.pop(member, None)
+            if term is not None:
+                count += 1
+                self._apply(term, -1)
+        self._last = (members, keys, groups)
+        self.last_changed = count
+        return self._totals(members, groups, False, False)
+
+    def _totals(
+        self,
+        members: Sequence[Hashable],
+        groups: Sequence[tuple[Hashable, ...]],
+        same_groups: bool,
+        same_names: bool,
+    ) -> Totals:
+        """The totals of the members now summed: the groups in order of appearance (kept when
+        ``same_groups``) and the scalar orders (kept when ``same_names``)."""
         if not same_groups or self._groups_seen is None:
             self._groups_seen = dict.fromkeys(chain.from_iterable(groups))
         groups_seen = self._groups_seen
