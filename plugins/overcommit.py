@@ -141,29 +141,50 @@ def _remembered_inqueue_term(job: JobInfo) -> Resource | None:
     return job.derived(("overcommit.inqueue", job.phase), _inqueue_term, job)
 
 
-def _inqueue_terms(ssn: Session) -> tuple[list[str], list[object]]:
-    """The jobs reserving something and their terms (the jobs lent as they were keep the previous
-    session's: ``framework.job_values``)."""
+def _inqueue_sum(ssn: Session) -> Resource:
+    """Σ of the jobs' in-queue terms in session order (``_sum``), from the changed jobs' terms alone
+    when the session's jobs are the previous ones patched (``framework.job_changes``)."""
+    sums = ssn.persistent(INQUEUE_SUMS, _one_field)
+    changes = ssn.job_changes_since(sums.generation)
+    sums.generation = ssn.snapshot_generation
     values = ssn.persistent(INQUEUE_TERMS, JobValues[Resource | None]).at_open(
         ssn, None, _remembered_inqueue_term
     )
-    # the lists built in C (a pass in Python over every job costs its memory reads)
+    members, terms = _reserving(values)  # (the jobs lent as they were keep the previous session's terms)
+    if changes is None:
+        return _sum(sums, members, terms)
+    changed = [(uid, values[uid]) for uid in changes.changed]
+    found = sums.collect_changes(
+        members,
+        terms,
+        [CLUSTER] * len(members),
+        _resource_field,
+        [(uid, term, CLUSTER) for uid, term in changed if term is not None],
+        [*changes.dropped, *(uid for uid, term in changed if term is None)],
+    ).resources(CLUSTER[0])
+    return found[0] if found is not None else _added(terms)
+
+
+def _reserving(values: dict[str, Resource | None]) -> tuple[list[str], list[object]]:
+    """The jobs with an in-queue term and their terms, in order (the lists built in C)."""
     found = list(values.values())
     reserving = list(map(is_not, found, repeat(None)))
     return list(compress(values, reserving)), list(compress(found, reserving))
+
+
+def _added(terms: list[object]) -> Resource:
+    total = Resource()
+    for term in terms:
+        assert isinstance(term, Resource)
+        total.add(term)
+    return total
 
 
 def _sum(sums: RunningSums, members: list[str], terms: list[object]) -> Resource:
     """Σ of ``terms`` in their order, from the sums kept between sessions (each term is the key of
     its member); added one by one when the kept sum is not exact (see ``running_sums``)."""
     found = sums.collect(members, terms, [CLUSTER] * len(members), _resource_field).resources(CLUSTER[0])
-    if found is not None:
-        return found[0]
-    total = Resource()
-    for term in terms:
-        assert isinstance(term, Resource)
-        total.add(term)
-    return total
+    return found[0] if found is not None else _added(terms)
 
 
 class OvercommitArguments(BaseModel):
@@ -205,7 +226,7 @@ class OvercommitPlugin:
         self.total_resource = ssn.total_resource.clone()
         used = _sum(ssn.persistent(USED_SUMS, _one_field), *ssn.persistent(USED_TERMS, UsedTerms).read(ssn))
         self.idle_resource = self.total_resource.clone().multi(factor).sub_without_assert(used)
-        self.inqueue_resource = _sum(ssn.persistent(INQUEUE_SUMS, _one_field), *_inqueue_terms(ssn))
+        self.inqueue_resource = _inqueue_sum(ssn)
 
         ssn.job_enqueueable.register(self.job_enqueueable)
         ssn.job_enqueued.register(self.job_enqueued)

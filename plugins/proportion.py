@@ -73,6 +73,7 @@ from fumarole.plugins.util import (
     refusals,
     resource_max,
     usage_and_queue,
+    usage_fields,
     usage_sums,
 )
 from loguru import logger
@@ -246,6 +247,8 @@ class ProportionPlugin:
         to adding every job's usage in ``ssn.jobs`` order; an inexact queue is summed that way."""
         queues = ssn.queues
         sums = ssn.persistent(USAGE_SUMS, usage_sums)
+        changes = ssn.job_changes_since(sums.generation)
+        sums.generation = ssn.snapshot_generation
         # each job's usage and queue, handed on for the jobs lent as they were (``JobValues``)
         by_job = ssn.persistent(USAGE_BY_JOB, JobValues[tuple[JobUsage, str]]).at_open(
             ssn, None, usage_and_queue
@@ -260,7 +263,21 @@ class ProportionPlugin:
             members = list(compress(members, kept))
             usages = list(compress(usages, kept))
             where = list(compress(where, kept))
-        totals = collect_usages(sums, members, usages, where)
+            changes = None
+        if changes is None:
+            totals = collect_usages(sums, members, usages, where)
+        else:
+            # only the changed jobs' terms can differ from the last session's (``framework.job_changes``)
+            paths = {queue: sums.interned((queue,)) for queue in set(where)}
+            changed = [(uid, *by_job[uid]) for uid in changes.changed]
+            totals = sums.collect_changes(
+                members,
+                usages,
+                list(map(paths.__getitem__, where)),
+                usage_fields,
+                [(uid, usage, paths[queue]) for uid, usage, queue in changed],
+                changes.dropped,
+            )
         inexact: set[str] = set()
         for queue_uid in totals.groups:
             assert isinstance(queue_uid, str)

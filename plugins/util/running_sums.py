@@ -229,6 +229,10 @@ class RunningSums:
         """The last ``collect``'s scalar orders (None: none kept): the next one takes them over when its
         members and groups are the same and no changed member's scalar names changed."""
         self._interned: dict[tuple[Hashable, ...], tuple[Hashable, ...]] = {}
+        self.generation = 0
+        """For a caller that sums per-job terms: the snapshot generation of the session whose jobs the
+        last ``collect`` had (the caller sets it; ``Session.job_changes_since`` then tells what
+        changed since, for ``collect_changes``)."""
 
     def interned(self, groups: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
         """The one tuple equal to ``groups`` these sums hand out: give every member of the same groups
