@@ -351,9 +351,10 @@ class Session(ExtensionPointSpecs):
         self._quiet_log = snapshot.quiet_log
         if snapshot.quiet_log is not None:
             self._quiet_mark = snapshot.quiet_log.mark()
-        # every job's phase as the session opens (a job lent as it was has the phase it had)
-        self.pod_group_old_phase.update(
-            self.persistent(OPENED_PHASES, JobValues[str]).at_open(self, None, _opened_phase)
+        # every job's phase as the session opens (a job lent as it was has the phase it had); read
+        # only: the next session patches this dict (``JobValues``)
+        self.pod_group_old_phase = self.persistent(OPENED_PHASES, JobValues[str]).at_open(
+            self, None, _opened_phase
         )
         node_list_seed = self.persistent(NODE_LIST_SEED, NodeListSeed)
         self.node_list, self.nodes, self._node_rows_changed = open_node_list(
