@@ -6,8 +6,10 @@ Runs the cycles the way ``fumarole schedule`` does (Scheduler.run_once, then the
 apply_decisions), adds 10 single-pod jobs before each cycle, and prints per cycle the CPU time of
 each phase (snapshot, session load, each plugin's open and close, each action), how many jobs and
 nodes the snapshot rebuilt, and which code made a job copy its tasks (``materialized``); at the end
-the median CPU time of the cycles after the first and the peak RSS. ``--freeze`` freezes the
-garbage collector after the load; ``--profile FILE`` profiles the last cycle. A diagnostic for
+the median CPU time of the cycles after the first and the peak RSS; ``gcN`` is the time the cyclic
+collector spent on generation N in the cycle. ``--freeze`` sets the collector as ``fumarole schedule``
+does (the cache's jobs and nodes built, everything frozen, cycles tuned); ``--profile FILE`` profiles
+the last cycle's ``run_once``. A diagnostic for
 contributors (``benchmarks/run.py steady`` is the benchmark); it also runs against older checkouts.
 """
 
