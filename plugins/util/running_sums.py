@@ -253,6 +253,14 @@ class RunningSums:
             if not found.members:
                 del self._sums[group]
 
+    def _drop(self, member: Hashable) -> bool:
+        """Take the member's term out of its groups' sums; whether it had one."""
+        term = self._terms.pop(member, None)
+        if term is None:
+            return False
+        self._apply(term, -1)
+        return True
+
     def _replace(self, member: Hashable, key: object, groups: tuple[Hashable, ...], fields: _Fields) -> bool:
         """Put the member's new term in place of its old one; whether its scalar names stayed."""
         old = self._terms.get(member)
@@ -305,9 +313,7 @@ class RunningSums:
                 self._replace(members[index], keys[index], groups[index], fields)
             if len(terms) != len(members):
                 gone = set(terms).difference(members)
-                for member in list(filter(gone.__contains__, terms)):
-                    changed += 1
-                    self._apply(terms.pop(member), -1)
+                changed += sum(map(self._drop, list(filter(gone.__contains__, terms))))
         self._last = (members, keys, groups)
         self.last_changed = changed
         return self._totals(members, groups, same_groups, same_names)
@@ -334,11 +340,7 @@ class RunningSums:
                 continue
             count += 1
             self._replace(member, key, where, fields)
-        for member in dropped:
-            term = terms.pop(member, None)
-            if term is not None:
-                count += 1
-                self._apply(term, -1)
+        count += sum(map(self._drop, dropped))
         self._last = (members, keys, groups)
         self.last_changed = count
         return self._totals(members, groups, False, False)

@@ -5,6 +5,7 @@ term that is not an exact integer is reported inexact (the caller recomputes it)
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 import pytest
 from fumarole.framework.api.resource import Resource
@@ -188,6 +189,23 @@ STEPS = st.lists(
 )
 
 
+def take_step(
+    members: dict[str, tuple[Resource, str]], op: str, uid: str, resource: Resource, group: str, random: Any
+) -> list[tuple[str, Resource, str]]:
+    """Apply one step to ``members``; the members in the session's order (shuffled now and then: the
+    session order changes too)."""
+    if op == "set":
+        members[uid] = (resource, group)
+    elif op == "delete":
+        members.pop(uid, None)
+    elif op == "move" and uid in members:
+        members[uid] = (members[uid][0], group)
+    order = list(members.items())
+    if random.random() < 0.3:
+        random.shuffle(order)
+    return [(uid, r, g) for uid, (r, g) in order]
+
+
 @settings(max_examples=300, deadline=None)
 @given(STEPS, st.randoms(use_true_random=False))
 def test_random_changes_match_a_sum_from_scratch(
@@ -196,16 +214,7 @@ def test_random_changes_match_a_sum_from_scratch(
     sums = RunningSums(1)
     members: dict[str, tuple[Resource, str]] = {}
     for op, uid, resource, group in steps:
-        if op == "set":
-            members[uid] = (resource, group)
-        elif op == "delete":
-            members.pop(uid, None)
-        elif op == "move" and uid in members:
-            members[uid] = (members[uid][0], group)
-        order = list(members.items())
-        if random.random() < 0.3:  # type: ignore[attr-defined]
-            random.shuffle(order)  # type: ignore[attr-defined]  # the session order changes too
-        listed = [(uid, r, g) for uid, (r, g) in order]
+        listed = take_step(members, op, uid, resource, group, random)
         exact = check(sums, listed)
         for group in exact:
             terms = [r for _, r, g in listed if g == group]
@@ -228,16 +237,7 @@ def test_changes_told_by_the_caller_match_a_sum_from_scratch(
     members: dict[str, tuple[Resource, str]] = {}
     last: dict[str, tuple[Resource, str]] = {}
     for op, uid, resource, group in steps:
-        if op == "set":
-            members[uid] = (resource, group)
-        elif op == "delete":
-            members.pop(uid, None)
-        elif op == "move" and uid in members:
-            members[uid] = (members[uid][0], group)
-        order = list(members.items())
-        if random.random() < 0.3:  # type: ignore[attr-defined]
-            random.shuffle(order)  # type: ignore[attr-defined]
-        listed = [(uid, r, g) for uid, (r, g) in order]
+        listed = take_step(members, op, uid, resource, group, random)
         changed = [(uid, r, (g,)) for uid, r, g in listed if last.get(uid) != (r, g) or last[uid][0] is not r]
         dropped = [uid for uid in last if uid not in members]
         totals = sums.collect_changes(
