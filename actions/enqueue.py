@@ -102,15 +102,11 @@ class PendingJobs:
     def changed_jobs(self, ssn: Session) -> tuple[str, ...] | None:
         """The changed jobs, in order, when they are all enqueue has to look at; None: every job."""
         changes = ssn.job_changes_since(self.generation)
-        stopped = ssn.stopped_quiet()
-        if changes is None or stopped is None:
-            return None
-        changed = changes.changed
-        if self.pending and not self.pending.issubset((*changed, *changes.dropped)):
+        if changes is None or not ssn.only_changed_touched(changes):
+            return None  # not known, or a copy touched in this session before enqueue
+        if self.pending and not self.pending.issubset((*changes.changed, *changes.dropped)):
             return None  # a job that did not change is pending
-        if stopped and not set(stopped).issubset(changed):
-            return None  # a copy touched in this session before enqueue
-        return changed
+        return changes.changed
 
     def note(self, ssn: Session, waiting: dict[str, list[JobInfo]]) -> None:
         self.generation = ssn.snapshot_generation

@@ -455,11 +455,17 @@ class Session(ExtensionPointSpecs):
         copy was touched since the session opened, among the changed ones only (every other job is
         a quiet copy, which borrows them)."""
         changes = self._job_changes
-        stopped = self.stopped_quiet()
         jobs = self.jobs
-        if changes is None or stopped is None or (stopped and not set(stopped).issubset(changes.changed)):
+        if changes is None or not self.only_changed_touched(changes):
             return touched_jobs(jobs.values())
         return [job for job in map(jobs.__getitem__, changes.changed) if not job._borrowed]
+
+    def only_changed_touched(self, changes: JobChanges) -> bool:
+        """Whether every job whose copy was touched since the session opened (``stopped_quiet``) is
+        one of the ``changes``' changed jobs, so that every other job is still the previous session's
+        quiet copy, as it was then."""
+        stopped = self.stopped_quiet()
+        return stopped is not None and (not stopped or set(stopped).issubset(changes.changed))
 
     def stopped_quiet(self) -> list[str] | None:
         """The UIDs of this session's jobs whose copy stopped being as the snapshot lent it since the

@@ -269,7 +269,7 @@ class ProportionPlugin:
         else:
             # only the changed jobs' terms can differ from the last session's (``framework.job_changes``)
             paths = {queue: sums.interned((queue,)) for queue in set(where)}
-            changed = [(uid, *by_job[uid]) for uid in changes.changed]
+            changed = [(uid, *by_job[uid]) for uid in changes.changed]  # (uid, usage, queue)
             totals = sums.collect_changes(
                 members,
                 usages,

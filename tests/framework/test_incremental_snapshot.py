@@ -840,7 +840,7 @@ class _Flagger:
     FLAGGED: ClassVar[set[str]] = set()
 
     def __init__(self, arguments: Any) -> None:
-        pass
+        """The plugin takes no arguments."""
 
     def on_session_open(self, ssn: Session) -> None:
         return None
@@ -911,7 +911,7 @@ class _Refuser:
     REFUSED: ClassVar[set[str]] = set()
 
     def __init__(self, arguments: Any) -> None:
-        pass
+        """The plugin takes no arguments."""
 
     def on_session_open(self, ssn: Session) -> None:
         ssn.job_enqueueable.register(lambda job: REJECT if job.uid in self.REFUSED else PERMIT)

@@ -20,7 +20,7 @@ def finish(cache: ClusterCache, job: str) -> None:
 
 
 def nothing(cache: ClusterCache, lent: ClusterSnapshot) -> None:
-    pass
+    """No change between the two snapshots."""
 
 
 def a_pod_finished(cache: ClusterCache, lent: ClusterSnapshot) -> None:
