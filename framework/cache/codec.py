@@ -30,7 +30,8 @@ from ..conf import format_validation_error
 from ..util.collector import collector_paused
 from ..util.documents import load_documents
 from ..util.input_text import InputTextError, decode, one_line, short_repr, yaml_problem
-from .objects import API_GROUPS, KINDS, KubeObject
+from .objects import API_GROUPS, KINDS, KubeObject, Pod
+from .pod_parts import SharedPodParts
 
 DELETE_ANNOTATION = "fumarole.io/delete"
 
@@ -111,6 +112,7 @@ def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFil
     the first object that is invalid; once one is found, the rest is only read, not validated.
     """
     loaded = LoadedFile(path)
+    parts = SharedPodParts()
     structure: SnapshotError | None = None
     invalid: SnapshotError | None = None
     with collector_paused():
@@ -132,7 +134,7 @@ def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFil
                         else f"{path}: document {number}"
                     )
                     try:
-                        _decode(raw, where, path, loaded, allow_delete=allow_delete)
+                        _decode(raw, where, path, loaded, parts, allow_delete=allow_delete)
                     except SnapshotError as exc:
                         invalid = exc
                         break
@@ -147,8 +149,17 @@ def parse_text(text: str, path: str, *, allow_delete: bool = False) -> LoadedFil
     return loaded
 
 
-def _decode(raw: Mapping[str, Any], where: str, path: str, loaded: LoadedFile, *, allow_delete: bool) -> None:
-    """Validate one raw object into ``loaded`` (a kind fumarole does not read is counted as ignored)."""
+def _decode(
+    raw: Mapping[str, Any],
+    where: str,
+    path: str,
+    loaded: LoadedFile,
+    parts: SharedPodParts,
+    *,
+    allow_delete: bool,
+) -> None:
+    """Validate one raw object into ``loaded`` (a kind fumarole does not read is counted as ignored);
+    pods share the parts they repeat with the file's earlier pods (``pod_parts``)."""
     kind = raw.get("kind")
     if not kind:
         raise SnapshotError(f"{where}: {describe(raw)}: kind: required key is missing")
@@ -162,7 +173,7 @@ def _decode(raw: Mapping[str, Any], where: str, path: str, loaded: LoadedFile, *
     if not isinstance(raw.get("metadata"), Mapping):
         raise SnapshotError(f"{path}: {describe(raw)}: metadata: required key is missing")
     try:
-        obj = model.model_validate(dict(raw))
+        obj = parts.validate(raw) if model is Pod else model.model_validate(dict(raw))
     except ValidationError as exc:
         message = format_validation_error(f"{path}: {describe(raw)}", exc, single_line=True)
         raise SnapshotError(message) from None

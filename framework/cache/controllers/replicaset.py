@@ -35,7 +35,7 @@ def pod_from_template(
     annotations: dict[str, str] | None = None,
 ) -> Pod:
     """``GetPodFromTemplate``: a Pod named ``name`` from ``template``, controlled by ``owner``."""
-    spec = template.spec.model_copy(deep=True)
+    spec = template.spec  # shared with the template and its other pods: never changed in place
     if not spec.scheduler_name:
         spec = spec.model_copy(update={"scheduler_name": DEFAULT_SCHEDULER})
     meta = child_meta(

@@ -235,7 +235,7 @@ def _hccl_rank(job: VolcanoJob, task: TaskSpec, index: int, pod: Pod) -> str | N
 def build_pod(job: VolcanoJob, task: TaskSpec, index: int, position: int) -> Pod:
     """``createJobPod``."""
     template = task.template
-    spec = template.spec.model_copy(deep=True)
+    spec = template.spec  # shared with the template and its other pods: never changed in place
     update: dict[str, object] = {}
     if not spec.scheduler_name:
         update["scheduler_name"] = job.spec.scheduler_name or DEFAULT_SCHEDULER
