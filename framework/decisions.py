@@ -203,19 +203,27 @@ class UntouchedStatuses:
         phase, running, succeeded, failed = kept[1]
         return PodGroupPhase(uid, phase, kept[2], self.conditions_of(uid), running, succeeded, failed)
 
-    def differing(self, statuses: Callable[[str], Any]) -> list[str]:
+    def differing(self, statuses: Callable[[str], Any], same: SameStatuses | None = None) -> list[str]:
         """The jobs, in order, whose entry differs from their PodGroup's status ``statuses(uid)`` (a
         PodGroup status: ``phase``, ``running``, ``succeeded``, ``failed``, ``conditions``; None: no
         PodGroup, left out), as upstream's ``isPodGroupStatusUpdated`` compares them (conditions by
-        type, status, reason and message), without making the entries."""
+        type, status, reason and message), without making the entries. ``same``, kept by a reader
+        that asks every cycle, remembers the jobs found equal, so that only those whose entry or
+        status changed since are compared again."""
         out: list[str] = []
         written = [(c.type, _key(c), uids) for c, uids in self.written]
+        known = same.for_written(written, len(self.by_job)) if same is not None else None
         for uid, kept in self.by_job.items():
             if kept is None:
                 continue
             status = statuses(uid)
             if status is None:
                 continue
+            if known is not None:
+                was = known.get(uid)
+                if was is not None and was[0] is kept and was[1] is status:
+                    continue
+                known[uid] = (kept, status)  # taken back below if it differs
             state, mine, _ = kept
             if (
                 mine[0] != status.phase
@@ -223,7 +231,7 @@ class UntouchedStatuses:
                 or mine[2] != status.succeeded
                 or mine[3] != status.failed
             ):
-                out.append(uid)
+                _differs(out, uid, known)
                 continue
             own: list[Any] = state.conditions
             if written:
@@ -237,20 +245,50 @@ class UntouchedStatuses:
                     kept_keys = [put.pop(c.type, None) or _key(c) for c in own]
                     kept_keys += [key for key in put.values() if key is not None]
                     if len(kept_keys) != len(theirs) or kept_keys != [_key(c) for c in theirs]:
-                        out.append(uid)
+                        _differs(out, uid, known)
                     continue
             theirs = status.conditions
             if len(own) != len(theirs):
-                out.append(uid)
+                _differs(out, uid, known)
                 continue
             for a, b in zip(own, theirs, strict=True):
                 if a is not b and _key(a) != _key(b):
-                    out.append(uid)
+                    _differs(out, uid, known)
                     break
         return out
 
     def entries(self) -> list[PodGroupPhase]:
         return [self.entry(uid) for uid, kept in self.by_job.items() if kept is not None]
+
+
+def _differs(out: list[str], uid: str, known: dict[str, Any] | None) -> None:
+    out.append(uid)
+    if known is not None:
+        known.pop(uid, None)
+
+
+class SameStatuses:
+    """The jobs ``UntouchedStatuses.differing`` last found equal to their PodGroup's status, each with
+    the entry and the status object compared (entries and statuses are never changed once made, so
+    the same two objects give the same answer), valid while the conditions the session wrote to no
+    state are the same ones (by type, status, reason, message and the jobs written to)."""
+
+    __slots__ = ("known", "written")
+
+    def __init__(self) -> None:
+        self.written: list[tuple[str, tuple[str, str, str, str], frozenset[str]]] | None = None
+        self.known: dict[str, tuple[Any, Any]] = {}
+
+    def for_written(
+        self, written: list[tuple[str, tuple[str, str, str, str], Collection[str]]], jobs: int
+    ) -> dict[str, tuple[Any, Any]]:
+        """The jobs known equal under these written conditions (forgotten when they differ from the
+        last ones, or when the memo holds far more jobs than there are)."""
+        if self.written != written or len(self.known) > 2 * jobs + 1024:
+            self.known = {}
+            # a copy: a session may hand on and change the collections of jobs it wrote to
+            self.written = [(kind, key, frozenset(uids)) for kind, key, uids in written]
+        return self.known
 
 
 class PodGroupPhases(MutableSequence[PodGroupPhase]):

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..decisions import CycleDecisions, PodGroupPhase, UntouchedStatuses
+    from ..decisions import CycleDecisions, PodGroupPhase, SameStatuses, UntouchedStatuses
     from .cluster_cache import ClusterCache
     from .objects import PodGroup, PodGroupStatusModel
 
@@ -90,7 +90,7 @@ def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float =
             cache.allocated_hyper_nodes[uid] = allocated
         else:
             cache.allocated_hyper_nodes.pop(uid, None)
-    for state in statuses_to_write(decisions, cache.pod_groups):
+    for state in statuses_to_write(decisions, cache.pod_groups, cache.same_statuses):
         pg = cache.pod_groups[state.podgroup]
         pg_status = pg.status.model_copy(
             update={
@@ -104,10 +104,13 @@ def apply_decisions(cache: ClusterCache, decisions: CycleDecisions, now: float =
         cache.pod_groups[state.podgroup] = pg.model_copy(update={"status": pg_status})
 
 
-def statuses_to_write(decisions: CycleDecisions, pod_groups: Mapping[str, PodGroup]) -> list[PodGroupPhase]:
+def statuses_to_write(
+    decisions: CycleDecisions, pod_groups: Mapping[str, PodGroup], same: SameStatuses | None = None
+) -> list[PodGroupPhase]:
     """The log's PodGroup statuses that differ from their PodGroup's in ``pod_groups`` (those not
     there left out), as ``isPodGroupStatusUpdated`` compares them, in the log's order; the entries of
-    untouched jobs (``decisions.UntouchedStatuses``) are made only for those that differ."""
+    untouched jobs (``decisions.UntouchedStatuses``) are made only for those that differ, and ``same``
+    (the cache's ``same_statuses``) spares comparing again those found equal before."""
 
     def changed(state: PodGroupPhase) -> bool:
         pg = pod_groups.get(state.podgroup)
@@ -118,7 +121,7 @@ def statuses_to_write(decisions: CycleDecisions, pod_groups: Mapping[str, PodGro
         return None if pg is None else pg.status
 
     def untouched_changed(statuses: UntouchedStatuses) -> list[str]:
-        return statuses.differing(status_of)
+        return statuses.differing(status_of, same)
 
     return decisions.podgroups.where(changed, untouched_changed)
 

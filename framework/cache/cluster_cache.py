@@ -55,13 +55,14 @@ from ..api.queue_info import QueueInfo
 from ..api.quiet_log import QuietLog
 from ..api.task_info import TaskInfo
 from ..api.task_status import TaskStatus
+from ..decisions import SameStatuses
 from ..diagnostics import Code, Diagnostics
 from ..job_changes import JobChanges
 from ..settings import Settings
 from ..util.collector import collector_paused
 from .admission import Admission, PriorityClasses, check_global_defaults
 from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicates, read_file
-from .controllers import ControllerContext, collect, run_controllers
+from .controllers import ControlledIndex, ControllerContext, collect, run_controllers
 from .default_queues import IMPLICIT_QUEUES, describe, with_implicit_queues
 from .journal import Journal
 from .lending import NOTHING_LENT, HyperNodeMaps, JobInputs, Lending
@@ -164,6 +165,16 @@ class ClusterCache:
         """Nodes and jobs the last snapshot rebuilt (the rest were kept as they were)."""
         self._settled_pods: dict[str, Pod] = {}
         """Pods the PodGroup controller found needing nothing (``ControllerContext.settled_pods``)."""
+        self.same_statuses = SameStatuses()
+        """The untouched jobs' statuses found equal to their PodGroups' when decision logs were applied
+        (``decisions.SameStatuses``): the cache's ``apply`` and the live writes compare again only
+        those whose status or PodGroup changed since."""
+        self._controlled = {kind: ControlledIndex() for kind in ("Node", "Pod", "PodGroup")}
+        """The garbage collector's index of each journal's objects by controlling owner, brought up
+        to date with the journal's ``recent()`` keys before they are forgotten (``_seen``)."""
+        self._pods_looked_at = False
+        """Whether the PodGroup controller has looked at every pod since ``_settled_pods`` was last
+        emptied: then only the pods written since (``self.pods.recent()``) can need it."""
         self._pods_created: Counter[str] = Counter()
         """Pod key -> how many times a controller created a pod of that key (``generations``)."""
 
@@ -216,7 +227,7 @@ class ClusterCache:
                     sources[document.identity] = document.source
                     if document.obj.KIND == "Pod":
                         applied_pods.append(key)
-        collect(staged, deleted)
+        collect(staged, deleted, self._controlled_indexes() if deleted else None)
         diagnostics = Diagnostics(log=False)
         check_global_defaults(staged["PriorityClass"], {key: src for (_, key), src in sources.items()})
         admission = Admission(PriorityClasses(staged["PriorityClass"]), diagnostics)
@@ -236,6 +247,7 @@ class ClusterCache:
             else:
                 store.clear()
                 store.update(staged[kind])
+        self._seen()
         for loaded in files:
             self.ignored.update(loaded.ignored)
             for kind, count in loaded.ignored.items():
@@ -267,6 +279,7 @@ class ClusterCache:
     ) -> ControllerContext:
         if len(self._settled_pods) > 2 * len(staged["Pod"]) + 1000:
             self._settled_pods.clear()  # forget deleted pods now and then
+            self._pods_looked_at = False
         ctx = ControllerContext(
             staged,
             self.settings,
@@ -276,9 +289,29 @@ class ClusterCache:
             queues=frozenset(staged["Queue"]) | frozenset(IMPLICIT_QUEUES),
             generations=self._pods_created,
             settled_pods=self._settled_pods,
+            unseen_pods=self.pods.recent() if self._pods_looked_at else None,
         )
         run_controllers(ctx)
         return ctx
+
+    def _controlled_indexes(self) -> dict[str, ControlledIndex]:
+        """The garbage collector's indexes, brought up to the journals."""
+        stores = self._stores()
+        for kind, index in self._controlled.items():
+            index.refresh(stores[kind], _journal(stores[kind]).recent())
+        return self._controlled
+
+    def _seen(self) -> None:
+        """The controllers ran and what they staged is in the stores: every pod written until now
+        was looked at (or is one the PodGroup controller wrote, which needs nothing more); the
+        indexes that were built take the keys written, and the journals forget them."""
+        stores = self._stores()
+        for kind, index in self._controlled.items():
+            journal = _journal(stores[kind])
+            if index.built:
+                index.refresh(journal, journal.recent())
+            journal.forget_recent()
+        self._pods_looked_at = True
 
     def _count_created(self, ctx: ControllerContext) -> None:
         self._pods_created.update(obj.key for obj in ctx.created if obj.KIND == "Pod")
@@ -286,7 +319,7 @@ class ClusterCache:
     def reconcile(self) -> list[KubeObject]:
         """Run the controllers over the current objects (what they do after pods ran or went away:
         the next StatefulSet ordinal, a dependent task, a re-created pod); return what they created."""
-        staged = {kind: dict(store) for kind, store in self._stores().items()}
+        staged = {kind: _stage(store) for kind, store in self._stores().items()}
         diagnostics = Diagnostics(log=False)
         admission = Admission(PriorityClasses(staged["PriorityClass"]), diagnostics)
         ctx = self._run_controllers(staged, admission)
@@ -294,6 +327,7 @@ class ClusterCache:
         # the controllers only add or replace objects (``ControllerContext.put``): copy those back
         for kind, key in dict.fromkeys((obj.KIND, obj.key) for obj in ctx.written):
             stores[kind][key] = staged[kind][key]
+        self._seen()
         self.diagnostics.record(diagnostics)
         self._count_created(ctx)
         return ctx.created

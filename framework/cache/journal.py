@@ -5,6 +5,10 @@ through the dict's own methods, and the journal records, besides the objects:
 
 * the keys written or deleted since the last ``take_changes()`` (the cache's ``_refresh_base`` reads
   them instead of comparing every object with the last snapshot's);
+* apart from those, the keys written or deleted since the last ``forget_recent()`` (``recent()``:
+  the cache's controllers read them instead of looking at every pod between cycles); a journal
+  written far more than it holds without a ``forget_recent()`` (a simulator that never runs the
+  controllers) stops remembering them, and ``recent()`` says so (None: look at every key);
 * each key's insertion number (``seq``): a key keeps its number when its object is replaced and gets
   a new, larger one when it is deleted and created again, exactly as a dict moves such a key to its
   end; so ``seq`` orders keys as iterating the dict does, without a pass over it.
@@ -27,11 +31,13 @@ _MISSING: Any = object()
 class Journal(dict[str, V]):
     """A ``dict[str, V]`` that records changed keys and insertion numbers (see the module)."""
 
-    __slots__ = ("_changed", "_next", "_seq")
+    __slots__ = ("_changed", "_next", "_recent", "_recent_lost", "_seq")
 
     def __init__(self, items: Mapping[str, V] | None = None) -> None:
         super().__init__()
         self._changed: dict[str, None] = {}
+        self._recent: dict[str, None] = {}
+        self._recent_lost = False
         self._seq: dict[str, int] = {}
         self._next = 0
         if items is not None:
@@ -52,6 +58,23 @@ class Journal(dict[str, V]):
 
     def has_changes(self) -> bool:
         return bool(self._changed)
+
+    def recent(self) -> Mapping[str, None] | None:
+        """The keys written or deleted since the last ``forget_recent()``, in the order first written
+        (a staged copy's: those written to it since ``stage()``), or None when there were too many
+        to remember (more than twice the keys held, plus 1,024); read-only by contract."""
+        return None if self._recent_lost else self._recent
+
+    def forget_recent(self) -> None:
+        self._recent = {}
+        self._recent_lost = False
+
+    def _wrote(self, key: str) -> None:
+        recent = self._recent
+        recent[key] = None
+        if len(recent) > 2 * len(self) + 1024:
+            self._recent = {}
+            self._recent_lost = True
 
     def layout(self) -> tuple[int, int]:
         """What changes whenever the keys or their order change: a key inserted (new, or deleted and
@@ -98,11 +121,13 @@ class Journal(dict[str, V]):
             self._next += 1
         dict.__setitem__(self, key, value)
         self._changed[key] = None
+        self._wrote(key)
 
     def __delitem__(self, key: str) -> None:
         dict.__delitem__(self, key)
         del self._seq[key]
         self._changed[key] = None
+        self._wrote(key)
 
     @overload
     def pop(self, key: str, /) -> V: ...
@@ -123,10 +148,13 @@ class Journal(dict[str, V]):
         key, value = dict.popitem(self)
         del self._seq[key]
         self._changed[key] = None
+        self._wrote(key)
         return key, value
 
     def clear(self) -> None:
         self._changed.update(dict.fromkeys(self))
+        for key in self:
+            self._wrote(key)
         self._seq.clear()
         dict.clear(self)
 

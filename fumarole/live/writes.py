@@ -188,7 +188,11 @@ def decision_writes(
             nominated[key] = ""
     for key in sorted(nominated):
         writes.append(nominate_write(key, nominated[key] or None))
-    for state in decisions.podgroups if cache is None else statuses_to_write(decisions, cache.pod_groups):
+    for state in (
+        decisions.podgroups
+        if cache is None
+        else statuses_to_write(decisions, cache.pod_groups, cache.same_statuses)
+    ):
         writes.append(podgroup_write(state))
     return writes
 

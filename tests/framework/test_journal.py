@@ -104,3 +104,44 @@ def test_take_changes(ops: list, changes: list[str], order: list[str]) -> None:
 def test_pop_of_a_missing_key_without_default_raises_keyerror() -> None:
     with pytest.raises(KeyError):
         Journal().pop("x")
+
+
+@given(OPS, OPS, st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_recent_names_every_key_written_since_it_was_forgotten_apart_from_take_changes(
+    before: list, ops: list, taken: bool
+) -> None:
+    """``recent()`` is its own record: ``take_changes`` does not empty it, ``forget_recent`` does, a
+    staged copy starts with none; every key whose object differs since it was forgotten is named."""
+    journal: Journal[int] = Journal()
+    play(journal, before)
+    journal.forget_recent()
+    if taken:
+        play(journal, ops[: len(ops) // 2])
+        journal.take_changes()
+        ops = ops[len(ops) // 2 :]
+        journal.forget_recent()
+    seen = dict(journal)
+    staged = journal.stage()
+    assert staged.recent() == {}
+    play(journal, ops)
+    journal.take_changes()
+    recent = journal.recent()
+    assert recent is not None
+    for key in seen.keys() | journal.keys():
+        if seen.get(key, -1) != journal.get(key, -1):
+            assert key in recent
+    journal.forget_recent()
+    assert journal.recent() == {}
+
+
+def test_a_journal_written_far_more_than_it_holds_stops_remembering_and_says_so() -> None:
+    journal: Journal[int] = Journal({"kept": 1})
+    journal.forget_recent()
+    for number in range(1100):
+        journal[f"k{number}"] = number
+        del journal[f"k{number}"]
+    assert journal.recent() is None  # more than 2 * 1 + 1,024 keys written: look at every key
+    journal.forget_recent()
+    journal["kept"] = 2
+    assert journal.recent() == {"kept": None}

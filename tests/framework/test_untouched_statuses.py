@@ -16,7 +16,13 @@ from fumarole.framework.cache import ClusterCache
 from fumarole.framework.cache.builders import build_node, build_pod, build_pod_group, build_queue
 from fumarole.framework.cache.objects import PodGroupCondition, PodGroupStatusModel
 from fumarole.framework.conf import SchedulerConf
-from fumarole.framework.decisions import CycleDecisions, PodGroupPhase, PodGroupPhases, UntouchedStatuses
+from fumarole.framework.decisions import (
+    CycleDecisions,
+    PodGroupPhase,
+    PodGroupPhases,
+    SameStatuses,
+    UntouchedStatuses,
+)
 from fumarole.framework.hookspecs import hookimpl
 from fumarole.framework.scheduler import Scheduler
 from fumarole.framework.session import Session
@@ -320,8 +326,53 @@ def test_an_untouched_status_differs_from_a_podgroup_s_as_upstream_compares_them
     )
     assert statuses.differing({"ns/a": pg_status}.get) == (["ns/a"] if differs else [])
     assert statuses.differing({}.get) == []  # no PodGroup: left out
+    same = SameStatuses()  # a reader that remembers: the same answer on every read
+    for _ in range(3):
+        assert statuses.differing({"ns/a": pg_status}.get, same) == (["ns/a"] if differs else [])
     entry = statuses.entry("ns/a")
     made_differs = (entry.phase, (entry.running, entry.succeeded, entry.failed)) != (phase, counts) or [
         (c.type, c.status, c.reason, c.message) for c in entry.conditions
     ] != [(c.type, c.status, c.reason, c.message) for c in conditions]
     assert made_differs is differs
+
+
+def _untouched(written: list[tuple[PodGroupCondition, set[str]]], jobs: dict[str, int]) -> UntouchedStatuses:
+    """Jobs ``name -> running`` whose kept status is Running with that many running pods."""
+    statuses = UntouchedStatuses(written)
+    for uid, running in jobs.items():
+        state = PodGroupState(phase="Running", conditions=[OLD], running=running)
+        statuses.add(uid, state, ("Running", running, 0, 0), "Running")
+    return statuses
+
+
+def test_a_reader_that_remembers_compares_again_what_changed_and_only_that() -> None:
+    """Cycle after cycle with one ``SameStatuses``: the answer is always the one a reader that
+    remembers nothing gets; the memo knows the jobs found equal with the objects compared; a change
+    of the conditions written, even to the very set of jobs handed on (changed in place), makes
+    every job be compared again."""
+    ready = [_scheduled("x", "ready")]  # what the PodGroups say: the session's written condition
+    pg = {uid: PodGroupStatusModel(phase="Running", running=1, conditions=ready) for uid in ("ns/a", "ns/b")}
+    uids = {"ns/a", "ns/b"}
+    written = [(_scheduled("t1", "ready"), uids)]
+    same = SameStatuses()
+
+    def check(statuses: UntouchedStatuses, expected: list[str]) -> list[str]:
+        """The answer with and without the memo, and the jobs the memo knows equal after it."""
+        assert statuses.differing(pg.get) == expected
+        assert statuses.differing(pg.get, same) == expected
+        return sorted(same.known)
+
+    statuses = _untouched(written, {"ns/a": 1, "ns/b": 1})
+    assert check(statuses, []) == ["ns/a", "ns/b"]
+    assert check(statuses, []) == ["ns/a", "ns/b"]
+    pg["ns/b"] = PodGroupStatusModel(phase="Running", running=2, conditions=ready)  # a new status object
+    assert check(statuses, ["ns/b"]) == ["ns/a"]
+    assert check(statuses, ["ns/b"]) == ["ns/a"]  # what differs is compared every time
+    statuses = _untouched(written, {"ns/a": 1, "ns/b": 2})  # the next session: b's entry caught up
+    assert check(statuses, []) == ["ns/a", "ns/b"]
+    moved = _untouched(written, {"ns/a": 3, "ns/b": 2})  # a's entry moved, its PodGroup did not
+    assert check(moved, ["ns/a"]) == ["ns/b"]
+    uids.discard("ns/b")  # changed in place: b's entry now reads without the written condition
+    assert check(statuses, ["ns/b"]) == ["ns/a"]
+    statuses = _untouched([(_scheduled("t2", "other"), {"ns/a", "ns/b"})], {"ns/a": 1, "ns/b": 2})
+    assert check(statuses, ["ns/a", "ns/b"]) == []

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from . import deployment, podgroup, replicaset, statefulset, volcano_job
 from .base import ControllerContext
-from .garbage_collector import collect
+from .garbage_collector import ControlledIndex, collect
 
 CONTROLLERS = (deployment, replicaset, statefulset, volcano_job, podgroup)
 """The controllers, in the order they run."""
@@ -33,4 +33,4 @@ def run_controllers(ctx: ControllerContext) -> None:
         controller.reconcile(ctx)
 
 
-__all__ = ["CONTROLLERS", "ControllerContext", "collect", "run_controllers"]
+__all__ = ["CONTROLLERS", "ControlledIndex", "ControllerContext", "collect", "run_controllers"]

@@ -41,9 +41,11 @@ kinds, so their annotations are not inherited.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from ...api.task_info import GROUP_NAME_ANNOTATION
 from ...diagnostics import Code
+from ..journal import Journal
 from ..objects import KubeObject, Pod, PodGroup, ReplicaSet, StatefulSet
 from .base import ControllerContext, controller_ref
 from .naming import object_uid
@@ -158,7 +160,7 @@ def reconcile(ctx: ControllerContext) -> None:
     settled = ctx.settled_pods
     owns = ctx.settings.owns
     pods: list[Pod] = []
-    for key, pod in ctx.stores[Pod.KIND].items():
+    for key, pod in _unsettled_candidates(ctx):
         if settled.get(key) is pod:
             continue
         if owns(pod.spec.scheduler_name) and not pod.metadata.annotations.get(GROUP_NAME_ANNOTATION):
@@ -190,3 +192,15 @@ def reconcile(ctx: ControllerContext) -> None:
         ctx.put(
             pod.model_copy(update={"metadata": pod.metadata.model_copy(update={"annotations": annotations})})
         )
+
+
+def _unsettled_candidates(ctx: ControllerContext) -> Iterable[tuple[str, Pod]]:
+    """The pods that may need a PodGroup: every pod, or when the cache knows which pods were written
+    since it last looked at all of them (``ctx.unseen_pods``), those and the ones staged since."""
+    store = ctx.stores[Pod.KIND]
+    staged = store.recent() if isinstance(store, Journal) else None
+    if ctx.unseen_pods is None or staged is None:
+        return store.items()
+    keys = dict.fromkeys(ctx.unseen_pods)
+    keys.update(staged)
+    return [(key, store[key]) for key in keys if key in store]
