@@ -62,7 +62,7 @@ from ..settings import Settings
 from ..util.collector import collector_paused
 from .admission import Admission, PriorityClasses, check_global_defaults
 from .codec import DELETE_ANNOTATION, LoadedFile, SnapshotError, check_duplicates, read_file
-from .controllers import ControlledIndex, ControllerContext, collect, run_controllers
+from .controllers import ControlledIndex, ControllerContext, collect, podgroup, run_controllers
 from .default_queues import IMPLICIT_QUEUES, describe, with_implicit_queues
 from .journal import Journal
 from .lending import NOTHING_LENT, HyperNodeMaps, JobInputs, Lending
@@ -294,6 +294,20 @@ class ClusterCache:
         run_controllers(ctx)
         return ctx
 
+    def _nothing_to_reconcile(self) -> bool:
+        """Whether the controllers would write nothing, told without staging the stores: there is no
+        workload for the workload controllers to look at, and every pod written since the PodGroup
+        controller last looked at all of them has a PodGroup or is another scheduler's (those are
+        settled here as the controller would settle them)."""
+        if self.deployments or self.replica_sets or self.stateful_sets or self.volcano_jobs:
+            return False
+        written = self.pods.recent()
+        if not self._pods_looked_at or written is None:
+            return False
+        if len(self._settled_pods) > 2 * len(self.pods) + 1000:
+            return False  # the controller's run forgets the settled pods first
+        return podgroup.settle_if_none_needs_one(self.pods, written, self._settled_pods, self.settings.owns)
+
     def _controlled_indexes(self) -> dict[str, ControlledIndex]:
         """The garbage collector's indexes, brought up to the journals."""
         stores = self._stores()
@@ -319,6 +333,9 @@ class ClusterCache:
     def reconcile(self) -> list[KubeObject]:
         """Run the controllers over the current objects (what they do after pods ran or went away:
         the next StatefulSet ordinal, a dependent task, a re-created pod); return what they created."""
+        if self._nothing_to_reconcile():
+            self._seen()
+            return []
         staged = {kind: _stage(store) for kind, store in self._stores().items()}
         diagnostics = Diagnostics(log=False)
         admission = Admission(PriorityClasses(staged["PriorityClass"]), diagnostics)

@@ -31,13 +31,16 @@ _MISSING: Any = object()
 class Journal(dict[str, V]):
     """A ``dict[str, V]`` that records changed keys and insertion numbers (see the module)."""
 
-    __slots__ = ("_changed", "_next", "_recent", "_recent_lost", "_seq")
+    __slots__ = ("_changed", "_next", "_recent", "_recent_lost", "_seq", "_seq_shared")
 
     def __init__(self, items: Mapping[str, V] | None = None) -> None:
         super().__init__()
         self._changed: dict[str, None] = {}
         self._recent: dict[str, None] = {}
         self._recent_lost = False
+        self._seq_shared = False
+        """Whether ``_seq`` is still the journal's that ``stage()`` copied (copied on the first insert
+        or delete: a staged copy that only replaces objects never copies it)."""
         self._seq: dict[str, int] = {}
         self._next = 0
         if items is not None:
@@ -87,7 +90,8 @@ class Journal(dict[str, V]):
         """A copy to edit: the same objects and insertion numbers, no recorded changes."""
         staged: Journal[V] = Journal()
         dict.update(staged, self)
-        staged._seq = dict(self._seq)
+        staged._seq = self._seq
+        staged._seq_shared = True
         staged._next = self._next
         return staged
 
@@ -115,9 +119,15 @@ class Journal(dict[str, V]):
             self[key] = dict.__getitem__(staged, key)
 
     # ------------------------------------------------------------------ the dict's writes
+    def _own_seq(self) -> dict[str, int]:
+        if self._seq_shared:
+            self._seq = dict(self._seq)
+            self._seq_shared = False
+        return self._seq
+
     def __setitem__(self, key: str, value: V) -> None:
         if key not in self:
-            self._seq[key] = self._next
+            self._own_seq()[key] = self._next
             self._next += 1
         dict.__setitem__(self, key, value)
         self._changed[key] = None
@@ -125,7 +135,7 @@ class Journal(dict[str, V]):
 
     def __delitem__(self, key: str) -> None:
         dict.__delitem__(self, key)
-        del self._seq[key]
+        del self._own_seq()[key]
         self._changed[key] = None
         self._wrote(key)
 
@@ -146,7 +156,7 @@ class Journal(dict[str, V]):
 
     def popitem(self) -> tuple[str, V]:
         key, value = dict.popitem(self)
-        del self._seq[key]
+        del self._own_seq()[key]
         self._changed[key] = None
         self._wrote(key)
         return key, value
@@ -155,7 +165,7 @@ class Journal(dict[str, V]):
         self._changed.update(dict.fromkeys(self))
         for key in self:
             self._wrote(key)
-        self._seq.clear()
+        self._own_seq().clear()
         dict.clear(self)
 
     def setdefault(self, key: str, default: V = None, /) -> V:  # type: ignore[assignment]

@@ -68,9 +68,11 @@ def test_commit_writes_back_only_the_changes_and_leaves_the_staged_order(before:
     play(journal, before)
     journal.take_changes()
     untouched = dict(journal)
+    seq = dict(journal.seq)
     staged = journal.stage()
     play(staged, ops)
     assert dict(journal) == untouched  # staging edits a copy
+    assert dict(journal.seq) == seq  # the insertion numbers too, shared until the copy changes them
     journal.commit(staged)
     assert list(journal.items()) == list(staged.items())
     assert sorted(journal, key=journal.seq.__getitem__) == list(journal)

@@ -41,7 +41,7 @@ kinds, so their annotations are not inherited.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from ...api.task_info import GROUP_NAME_ANNOTATION
 from ...diagnostics import Code
@@ -163,7 +163,7 @@ def reconcile(ctx: ControllerContext) -> None:
     for key, pod in _unsettled_candidates(ctx):
         if settled.get(key) is pod:
             continue
-        if owns(pod.spec.scheduler_name) and not pod.metadata.annotations.get(GROUP_NAME_ANNOTATION):
+        if needs_pod_group(pod, owns):
             pods.append(pod)
         else:
             settled[key] = pod
@@ -192,6 +192,28 @@ def reconcile(ctx: ControllerContext) -> None:
         ctx.put(
             pod.model_copy(update={"metadata": pod.metadata.model_copy(update={"annotations": annotations})})
         )
+
+
+def needs_pod_group(pod: Pod, owns: Callable[[str], bool]) -> bool:
+    """A pod of ours (``owns`` its scheduler name) without a group annotation."""
+    return owns(pod.spec.scheduler_name) and not pod.metadata.annotations.get(GROUP_NAME_ANNOTATION)
+
+
+def settle_if_none_needs_one(
+    pods: Mapping[str, Pod], keys: Iterable[str], settled: dict[str, Pod], owns: Callable[[str], bool]
+) -> bool:
+    """What ``reconcile`` does when it looks at the pods of ``keys`` (those ``pods`` holds) and none
+    needs a PodGroup: settle them, and say so; if one needs a PodGroup, settle nothing and say so."""
+    found = []
+    for key in keys:
+        pod = pods.get(key)
+        if pod is None or settled.get(key) is pod:
+            continue
+        if needs_pod_group(pod, owns):
+            return False
+        found.append((key, pod))
+    settled.update(found)
+    return True
 
 
 def _unsettled_candidates(ctx: ControllerContext) -> Iterable[tuple[str, Pod]]:
