@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..api.hypernode_info import HyperNodeTopology, build_topology
@@ -172,9 +172,6 @@ class ClusterCache:
         self._controlled = {kind: ControlledIndex() for kind in ("Node", "Pod", "PodGroup")}
         """The garbage collector's index of each journal's objects by controlling owner, brought up
         to date with the journal's ``recent()`` keys before they are forgotten (``_seen``)."""
-        self._pods_looked_at = False
-        """Whether the PodGroup controller has looked at every pod since ``_settled_pods`` was last
-        emptied: then only the pods written since (``self.pods.recent()``) can need it."""
         self._pods_created: Counter[str] = Counter()
         """Pod key -> how many times a controller created a pod of that key (``generations``)."""
 
@@ -279,7 +276,6 @@ class ClusterCache:
     ) -> ControllerContext:
         if len(self._settled_pods) > 2 * len(staged["Pod"]) + 1000:
             self._settled_pods.clear()  # forget deleted pods now and then
-            self._pods_looked_at = False
         ctx = ControllerContext(
             staged,
             self.settings,
@@ -289,20 +285,26 @@ class ClusterCache:
             queues=frozenset(staged["Queue"]) | frozenset(IMPLICIT_QUEUES),
             generations=self._pods_created,
             settled_pods=self._settled_pods,
-            unseen_pods=self.pods.recent() if self._pods_looked_at else None,
+            unseen_pods=self._unseen_pods(),
         )
         run_controllers(ctx)
         return ctx
 
+    def _unseen_pods(self) -> Collection[str] | None:
+        """The pods written since the controllers last ran: every other pod was looked at when it was
+        written, so only these can need a PodGroup (None when the journal could not remember them
+        all: look at every pod)."""
+        return self.pods.recent()
+
     def _nothing_to_reconcile(self) -> bool:
         """Whether the controllers would write nothing, told without staging the stores: there is no
-        workload for the workload controllers to look at, and every pod written since the PodGroup
-        controller last looked at all of them has a PodGroup or is another scheduler's (those are
-        settled here as the controller would settle them)."""
+        workload for the workload controllers to look at, and every pod written since they last ran
+        has a PodGroup or is another scheduler's (those are settled here as the PodGroup controller
+        would settle them)."""
         if self.deployments or self.replica_sets or self.stateful_sets or self.volcano_jobs:
             return False
-        written = self.pods.recent()
-        if not self._pods_looked_at or written is None:
+        written = self._unseen_pods()
+        if written is None:
             return False
         if len(self._settled_pods) > 2 * len(self.pods) + 1000:
             return False  # the controller's run forgets the settled pods first
@@ -325,7 +327,6 @@ class ClusterCache:
             if index.built:
                 index.refresh(journal, journal.recent())
             journal.forget_recent()
-        self._pods_looked_at = True
 
     def _count_created(self, ctx: ControllerContext) -> None:
         self._pods_created.update(obj.key for obj in ctx.created if obj.KIND == "Pod")

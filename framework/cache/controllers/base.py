@@ -89,8 +89,9 @@ class ControllerContext:
     annotation, or another scheduler's): kept by the cluster cache across runs, so that a pod object
     seen before is not examined again (objects are replaced, never changed, so identity suffices)."""
     unseen_pods: Collection[str] | None = None
-    """The pod keys written since the PodGroup controller last looked at every pod, or None (look at
-    every pod); the staged pod store's own writes (``Journal.recent``) are looked at too."""
+    """The pod keys written since the controllers last ran (each pod is looked at once written), or
+    None (look at every pod); the staged pod store's own writes (``Journal.recent``) are looked at
+    too."""
     written: list[KubeObject] = field(default_factory=list)
     """Every object ``put`` stored, in order (the cluster cache copies these back, not every store)."""
     _by_owner: dict[str, list[KubeObject]] | None = None

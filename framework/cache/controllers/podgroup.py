@@ -218,7 +218,7 @@ def settle_if_none_needs_one(
 
 def _unsettled_candidates(ctx: ControllerContext) -> Iterable[tuple[str, Pod]]:
     """The pods that may need a PodGroup: every pod, or when the cache knows which pods were written
-    since it last looked at all of them (``ctx.unseen_pods``), those and the ones staged since."""
+    since the controllers last ran (``ctx.unseen_pods``), those and the ones staged since."""
     store = ctx.stores[Pod.KIND]
     staged = store.recent() if isinstance(store, Journal) else None
     if ctx.unseen_pods is None or staged is None:
