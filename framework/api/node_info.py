@@ -225,6 +225,24 @@ class NodeInfo:
         self.version += 1
         self._touch()
 
+    def keep_frozen_task(self, task: TaskInfo) -> None:
+        """``add_task`` for the cluster cache's own nodes: store ``task`` itself, a frozen task already
+        placed on this node, instead of a clone (the cache's job holds the same object; nothing can
+        change it, and a session that changes a task takes its own copy first, ``JobInfo.own_task``).
+        The same checks, errors and accounting as ``add_task``."""
+        if not task.frozen or task.node_name != self.name:
+            raise ValueError(
+                f"task <{task.namespace}/{task.name}>: only a frozen task on this node is kept as it is"
+            )
+        self._check_addable(task)
+        if self._shared:
+            self._own()
+        if self.node is not None:
+            self._add_resources(task)
+        self.tasks[task.key] = task
+        self.version += 1
+        self._touch()
+
     def remove_task(self, task: TaskInfo) -> None:
         """Undo the stored task's accounting (by its stored status) and forget it (``RemoveTask``)."""
         if self._shared:
@@ -270,11 +288,6 @@ class NodeInfo:
         twin.origin = self
         twin.version = 0
         return twin
-
-    def freeze(self) -> None:
-        """Freeze the stored task copies (the cluster cache's nodes; see ``TaskInfo.frozen``)."""
-        for task in self.tasks.values():
-            task.freeze()
 
     def clone(self) -> NodeInfo:
         twin = NodeInfo(self.node, self.name)

@@ -461,8 +461,7 @@ class ClusterCache:
             for key in sorted(members or (), key=position.__getitem__):
                 task = tasks[key]
                 if task.status not in _TERMINATED:
-                    info.add_task(task)
-            info.freeze()
+                    info.keep_frozen_task(task)
             self._base_nodes[name] = info
         for uid in dirty_jobs:
             members = job_members.get(uid)
