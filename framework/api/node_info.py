@@ -228,7 +228,7 @@ class NodeInfo:
     def keep_frozen_task(self, task: TaskInfo) -> None:
         """``add_task`` for the cluster cache's own nodes: store ``task`` itself, a frozen task already
         placed on this node, instead of a clone (the cache's job holds the same object; nothing can
-        change it, and a session that changes a task takes its own copy first, ``JobInfo.own_task``).
+        change it, and a session changes its own copies, which its job gives it: ``JobInfo.tasks``).
         The same checks, errors and accounting as ``add_task``."""
         if not task.frozen or task.node_name != self.name:
             raise ValueError(

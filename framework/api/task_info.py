@@ -164,8 +164,9 @@ class TaskInfo:
     """One pod in a job, with its request, status and placement.
 
     A task the cluster cache keeps between sessions is ``frozen``: sessions share it and may read it,
-    but changing it raises ``FrozenTaskError`` (``JobInfo.own_task`` gives the session its own copy
-    first). Setting a field to the value it already has is not a change.
+    but changing it raises ``FrozenTaskError`` (a session's copy of the job gives the session its own
+    copies of its tasks: ``JobInfo.tasks``). Setting a field to the value it already has is not a
+    change.
     """
 
     __slots__ = (
@@ -273,7 +274,7 @@ class TaskInfo:
             if current is not value and current != value:
                 raise FrozenTaskError(
                     f"task {self.namespace}/{self.name}: {name} of a task the cluster cache shares "
-                    "cannot change (take the job's own copy first: JobInfo.own_task)"
+                    "cannot change (change the session's own copy: the session's job gives it, JobInfo.tasks)"
                 )
         object.__setattr__(self, name, value)
 

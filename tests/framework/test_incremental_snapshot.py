@@ -237,8 +237,12 @@ def test_the_cache_tasks_a_session_shares_are_read_only() -> None:
     cache = cluster()
     cache.snapshot()
     shared = next(iter(cache._base_jobs[f"{NAMESPACE}/job0"].tasks.values()))
-    with pytest.raises(FrozenTaskError, match="status of a task the cluster cache shares cannot change"):
+    with pytest.raises(FrozenTaskError) as raised:
         shared.status = TaskStatus.RELEASING
+    assert str(raised.value) == (
+        f"task {shared.namespace}/{shared.name}: status of a task the cluster cache shares cannot change "
+        "(change the session's own copy: the session's job gives it, JobInfo.tasks)"
+    )
     shared.node_name = shared.node_name  # the value it has: not a change
     assert shared.clone().frozen is False
 
