@@ -286,6 +286,7 @@ class ClusterCache:
             generations=self._pods_created,
             settled_pods=self._settled_pods,
             unseen_pods=self._unseen_pods(),
+            owner_indexes=self._controlled_indexes,
         )
         run_controllers(ctx)
         return ctx

@@ -1,6 +1,7 @@
 """Between cycles the cache's controllers look only at what was written since they last looked
 (issue 13): the PodGroup controller at the pods written since (``Journal.recent``), the garbage
-collector through an index of each journal's objects by controlling owner (``ControlledIndex``).
+collector and the ReplicaSet controller's count of its pods through an index of each journal's
+objects by controlling owner (``ControlledIndex``).
 A cache that does so ends every step with exactly the objects, in exactly the order, and the
 diagnostics of a twin that looks at everything every time.
 """
@@ -9,11 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fumarole.framework.cache import ClusterCache
+from fumarole.framework.cache.admission import Admission, PriorityClasses
 from fumarole.framework.cache.builders import build_pod, build_pod_group, build_queue
 from fumarole.framework.cache.codec import DELETE_ANNOTATION, Document, LoadedFile
-from fumarole.framework.cache.controllers import ControlledIndex
-from fumarole.framework.cache.objects import KubeObject
+from fumarole.framework.cache.controllers import ControlledIndex, ControllerContext
+from fumarole.framework.cache.journal import Journal
+from fumarole.framework.cache.objects import KubeObject, ReplicaSet
+from fumarole.framework.diagnostics import Diagnostics
+from fumarole.framework.settings import Settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,28 +31,50 @@ def owner(kind: str, name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": kind, "name": name, "uid": f"{NS}-{name}", "controller": True}
 
 
+OWNER_KINDS = {"g:": "PodGroup", "rs:": "ReplicaSet"}
+
+
 def pod(name: str, group: str | None, owned_by: str | None, creation: int) -> KubeObject:
-    """A pod, in a group or not (the PodGroup controller then makes it one), controlled by another pod
-    or by a PodGroup (``g:<name>``) or by nothing."""
+    """A pod, in a group or not (the PodGroup controller then makes it one), controlled by another pod,
+    a PodGroup (``g:<name>``), a ReplicaSet (``rs:<name>``) or nothing."""
     ref = None
     if owned_by is not None:
-        ref = owner("PodGroup", owned_by[2:]) if owned_by.startswith("g:") else owner("Pod", owned_by)
+        prefix, _, name_of_owner = owned_by.rpartition(":")
+        ref = owner(OWNER_KINDS[f"{prefix}:"], name_of_owner) if prefix else owner("Pod", owned_by)
     return build_pod(NS, name, group=group, owner=ref, scheduler_name="volcano", creation=float(creation))
+
+
+def replica_set(name: str, replicas: int) -> KubeObject:
+    """A ReplicaSet whose controller makes pods until ``replicas`` of its pods are active."""
+    return ReplicaSet.model_validate(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {"namespace": NS, "name": name, "uid": f"{NS}-{name}"},
+            "spec": {
+                "replicas": replicas,
+                "template": {"spec": {"schedulerName": "volcano", "containers": [{"name": "main"}]}},
+            },
+        }
+    )
 
 
 POD = st.builds(
     pod,
     st.sampled_from(NAMES),
     st.sampled_from([None, "g1", "g2"]),
-    st.sampled_from([None, *NAMES, "g:g1"]),
+    st.sampled_from([None, *NAMES, "g:g1", "rs:r1", "rs:r2"]),
     st.integers(0, 3),
 )
 STEP = st.one_of(
     st.tuples(st.just("apply"), st.lists(POD, max_size=3)),
-    st.tuples(st.just("delete file"), st.sampled_from([*NAMES, "g1", "g2"])),
+    st.tuples(st.just("delete file"), st.sampled_from([*NAMES, "g1", "g2", "r1"])),
     st.tuples(st.just("put"), POD),
     st.tuples(st.just("delete"), st.sampled_from(NAMES)),
     st.tuples(st.just("reconcile"), st.none()),
+    st.tuples(
+        st.just("apply"), st.lists(st.builds(replica_set, st.sampled_from(["r1", "r2"]), st.integers(0, 3)))
+    ),
 )
 
 
@@ -55,8 +83,10 @@ def play(cache: ClusterCache, step: tuple[str, Any]) -> None:
     if verb == "apply":
         cache.apply_objects(what)
     elif verb == "delete file":
-        kind = "PodGroup" if what.startswith("g") else "Pod"
-        target = build_pod_group(NS, what) if kind == "PodGroup" else build_pod(NS, what)
+        if what.startswith("r"):
+            target = replica_set(what, 0)
+        else:
+            target = build_pod_group(NS, what) if what.startswith("g") else build_pod(NS, what)
         target.metadata.annotations[DELETE_ANNOTATION] = "true"
         cache.apply_files([LoadedFile("changes.yaml", [Document(target, "changes.yaml", delete=True)])])
     elif verb == "put":
@@ -83,7 +113,8 @@ class LooksAtEverything(ClusterCache):
 
 def state(cache: ClusterCache) -> list[Any]:
     return [
-        [(key, obj.model_dump()) for key, obj in store.items()] for store in (cache.pods, cache.pod_groups)
+        [(key, obj.model_dump()) for key, obj in store.items()]
+        for store in (cache.pods, cache.pod_groups, cache.replica_sets)
     ] + [cache.warnings]
 
 
@@ -178,3 +209,67 @@ def test_the_index_answers_as_a_look_at_every_object_would() -> None:
         with_index = _collected(main, writes, deleted, indexed=True)
         assert with_index == _collected(main, writes, deleted, indexed=False), name
         assert with_index[0] == removed, name
+
+
+def rs_pod(name: str, rs: str | None) -> KubeObject:
+    return pod(name, "g1", f"rs:{rs}" if rs is not None else None, 0)
+
+
+# each case: the pods of the journal when staged, then what is done to the staged copy before the
+# first question, then what is put through the context after it; pod name -> its ReplicaSet (None:
+# none; a deletion: "-")
+OWNED_CASES = [
+    pytest.param({"p0": "r1", "p1": "r1", "p2": "r2"}, {}, {}, id="unwritten-pods-answered-by-the-index"),
+    pytest.param({"p0": "r1"}, {"p1": "r1"}, {}, id="a-staged-write-adds-a-pod"),
+    pytest.param({"p0": "r1", "p1": "r1"}, {"p1": "r2"}, {}, id="a-staged-write-moves-a-pod-away"),
+    pytest.param({"p0": "r2", "p1": "r1"}, {"p0": "r1"}, {}, id="a-staged-write-moves-a-pod-here"),
+    pytest.param({"p0": "r1", "p1": "r1"}, {"p1": "-"}, {}, id="a-staged-deletion"),
+    pytest.param(
+        {"p0": "r1", "p1": None}, {"p1": "r1", "p2": "-"}, {}, id="an-owner-given-and-a-missing-key"
+    ),
+    pytest.param({"p0": "r1"}, {}, {"p1": "r1"}, id="a-put-after-the-first-question"),
+    pytest.param({"p0": "r1", "p1": "r1"}, {}, {"p1": "r2"}, id="a-put-moves-a-pod-away-after-it"),
+    pytest.param({"p0": "r1"}, {"p2": "r1"}, {"p2": "r2", "p3": "r1"}, id="a-staged-write-then-a-put"),
+]
+
+
+@pytest.mark.parametrize(("journal_pods", "staged_writes", "puts"), OWNED_CASES)
+@pytest.mark.parametrize("kept", [True, False], ids=["kept-index", "whole-store"])
+def test_owned_answers_the_pods_a_replicaset_controls_now(
+    journal_pods: dict[str, str | None],
+    staged_writes: dict[str, str | None],
+    puts: dict[str, str],
+    kept: bool,
+) -> None:
+    journal: Journal[Any] = Journal({f"{NS}/{name}": rs_pod(name, rs) for name, rs in journal_pods.items()})
+    index = ControlledIndex()
+    index.refresh(journal, None)
+    staged = journal.stage()
+    for name, rs in staged_writes.items():
+        if rs == "-":
+            staged.pop(f"{NS}/{name}", None)
+        else:
+            staged[f"{NS}/{name}"] = rs_pod(name, rs)
+    ctx = ControllerContext(
+        {"Pod": staged, "ReplicaSet": {}},
+        Settings(),
+        Diagnostics(log=False),
+        Admission(PriorityClasses({}), Diagnostics(log=False)),
+        owner_indexes=(lambda: {"Pod": index}) if kept else None,
+    )
+
+    def owned(rs: str) -> list[str]:
+        return sorted(obj.metadata.name for obj in ctx.owned(replica_set(rs, 1), "Pod"))
+
+    def expected(rs: str) -> list[str]:
+        return sorted(
+            obj.metadata.name
+            for obj in staged.values()
+            if obj.metadata.controller_owner() is not None
+            and obj.metadata.controller_owner().uid == f"{NS}-{rs}"
+        )
+
+    assert (owned("r1"), owned("r2")) == (expected("r1"), expected("r2"))
+    for name, rs in puts.items():
+        ctx.put(rs_pod(name, rs))
+    assert (owned("r1"), owned("r2")) == (expected("r1"), expected("r2"))

@@ -10,13 +10,14 @@ owner's creation time.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...diagnostics import Diagnostics
 from ...settings import Settings
 from ..objects import KubeObject, ObjectMeta, OwnerReference, Pod
+from .garbage_collector import ControlledIndex, controller_uid, staged_writes
 from .naming import object_uid
 
 if TYPE_CHECKING:
@@ -94,7 +95,17 @@ class ControllerContext:
     too."""
     written: list[KubeObject] = field(default_factory=list)
     """Every object ``put`` stored, in order (the cluster cache copies these back, not every store)."""
-    _by_owner: dict[str, list[KubeObject]] | None = None
+    owner_indexes: Callable[[], Mapping[str, ControlledIndex]] | None = None
+    """The cluster cache's kept indexes by controlling owner (kind -> index) of the journals whose
+    staged copies some stores are, brought up to those journals when called (once, at the first
+    ``owned`` question about such a kind); None: no kept index (``owned`` indexes the store)."""
+    _by_owner: dict[str, tuple[dict[str, list[KubeObject]], ControlledIndex | None]] = field(
+        default_factory=dict
+    )
+    """Kind -> (controlling owner UID -> the objects ``owned`` indexed, the kept index that answers
+    for the rest or None): the objects indexed are a staged journal's own writes when a kept index
+    answers for the rest, else the whole store; ``put`` adds what it stores."""
+    _kept: Mapping[str, ControlledIndex] | None = None
 
     def where(self, obj: KubeObject) -> str:
         """The file an object came from (``<cluster>`` for one created here or given in code)."""
@@ -108,20 +119,44 @@ class ControllerContext:
         return found if isinstance(found, cls) else None
 
     def owned(self, owner: KubeObject, kind: str) -> list[Any]:
-        """Objects of ``kind`` whose controlling owner reference has ``owner``'s UID."""
-        if self._by_owner is None:
-            index: dict[str, list[KubeObject]] = {}
-            for store in self.stores.values():
-                for obj in store.values():
-                    ref = obj.metadata.controller_owner()
-                    if ref is not None:
-                        index.setdefault(ref.uid, []).append(obj)
-            self._by_owner = index
-        return [
-            obj
-            for obj in self._by_owner.get(owner.metadata.uid, [])
-            if kind == obj.KIND and self.stores[kind].get(obj.key) is obj
-        ]
+        """The objects of ``kind`` in the stores now whose controlling owner reference has ``owner``'s
+        UID, in no set order (the controllers count them). Of a journal's staged copy, the cache's
+        kept index answers for the objects the copy has not written, and the copy's own writes are
+        looked at; any other store is indexed whole at its first question."""
+        uid = owner.metadata.uid
+        store = self.stores[kind]
+        indexed = self._by_owner.get(kind)
+        if indexed is None:
+            indexed = self._by_owner[kind] = self._index(kind, store)
+        by_owner, kept = indexed
+        found = {obj.key: obj for obj in by_owner.get(uid, ()) if store.get(obj.key) is obj}
+        if kept is not None:
+            for key in kept.keys_controlled_by(uid):
+                obj = store.get(key)
+                if obj is not None and key not in found and controller_uid(obj) == uid:
+                    found[key] = obj
+        return list(found.values())
+
+    def _index(
+        self, kind: str, store: dict[str, Any]
+    ) -> tuple[dict[str, list[KubeObject]], ControlledIndex | None]:
+        kept = self._kept_index(kind)
+        writes = staged_writes(store) if kept is not None else None
+        by_owner: dict[str, list[KubeObject]] = {}
+        for key in writes if writes is not None else store:
+            obj = store.get(key)
+            controller = None if obj is None else controller_uid(obj)
+            if controller is not None:
+                by_owner.setdefault(controller, []).append(obj)
+        return by_owner, kept if writes is not None else None
+
+    def _kept_index(self, kind: str) -> ControlledIndex | None:
+        if self.owner_indexes is None:
+            return None
+        if self._kept is None:
+            self._kept = self.owner_indexes()
+        index = self._kept.get(kind)
+        return index if index is not None and index.built else None
 
     def create(self, obj: T, by: KubeObject) -> T:
         """Store an object ``by`` creates; a Pod is admitted first (``Admission.admit``)."""
@@ -144,10 +179,11 @@ class ControllerContext:
         """Store (or replace) an object."""
         self.stores[obj.KIND][obj.key] = obj
         self.written.append(obj)
-        if self._by_owner is not None:
-            ref = obj.metadata.controller_owner()
-            if ref is not None:
-                self._by_owner.setdefault(ref.uid, []).append(obj)
+        indexed = self._by_owner.get(obj.KIND)
+        if indexed is not None:
+            controller = controller_uid(obj)
+            if controller is not None:
+                indexed[0].setdefault(controller, []).append(obj)
 
 
 def is_running_and_ready(pod: Pod) -> bool:

@@ -19,7 +19,8 @@ from typing import Any
 from ..journal import Journal
 
 
-def _controller_uid(obj: Any) -> str | None:
+def controller_uid(obj: Any) -> str | None:
+    """The UID in an object's controlling owner reference (None: no controlling owner)."""
     if not obj.metadata.owner_references:
         return None
     ref = obj.metadata.controller_owner()
@@ -52,7 +53,7 @@ class ControlledIndex:
                 if not held:
                     del controlled[old]
             obj = store.get(key)
-            uid = None if obj is None else _controller_uid(obj)
+            uid = None if obj is None else controller_uid(obj)
             if uid is not None:
                 owner[key] = uid
                 controlled.setdefault(uid, {})[key] = None
@@ -78,13 +79,13 @@ def collect(
     # controlling owner UID -> keys, for what the indexes do not answer: the stores without one and
     # the staged writes of those with one
     controlled: dict[str, list[tuple[dict[str, Any], str]]] = {}
-    indexes = {kind: index for kind, index in indexes.items() if _staged_writes(stores[kind]) is not None}
+    indexes = {kind: index for kind, index in indexes.items() if staged_writes(stores[kind]) is not None}
     for kind, store in stores.items():
         index = indexes.get(kind)
-        objects: Iterable[str] = store if index is None else _staged_writes(store) or ()
+        objects: Iterable[str] = store if index is None else staged_writes(store) or ()
         for key in objects:
             obj = store.get(key)
-            uid = None if obj is None else _controller_uid(obj)
+            uid = None if obj is None else controller_uid(obj)
             if uid is not None:
                 controlled.setdefault(uid, []).append((store, key))
     removed: list[Any] = []
@@ -94,7 +95,7 @@ def collect(
             keys = {key for owner in pending for held, key in controlled.get(owner, ()) if held is store}
             index = indexes.get(kind)
             if index is not None:
-                rewritten = _staged_writes(store) or {}
+                rewritten = staged_writes(store) or {}
                 keys.update(
                     key
                     for owner in pending
@@ -110,7 +111,7 @@ def collect(
     return removed
 
 
-def _staged_writes(store: dict[str, Any]) -> Mapping[str, None] | None:
+def staged_writes(store: dict[str, Any]) -> Mapping[str, None] | None:
     """What a journal's staged copy wrote (None: not a journal, or too much to remember)."""
     return store.recent() if isinstance(store, Journal) else None
 
