@@ -144,9 +144,8 @@ class ControllerContext:
         writes = staged_writes(store) if kept is not None else None
         by_owner: dict[str, list[KubeObject]] = {}
         for key in writes if writes is not None else store:
-            obj = store.get(key)
-            controller = None if obj is None else controller_uid(obj)
-            if controller is not None:
+            obj: KubeObject | None = store.get(key)
+            if obj is not None and (controller := controller_uid(obj)) is not None:
                 by_owner.setdefault(controller, []).append(obj)
         return by_owner, kept if writes is not None else None
 
