@@ -135,12 +135,22 @@ class K8sModel(BaseModel):
 
 # ---------------------------------------------------------------------------------------- meta
 class OwnerReference(K8sModel):
-    api_version: str = Field("", alias="apiVersion")
-    kind: str = ""
-    name: str = ""
-    uid: str = ""
+    """An owner reference; the API server requires its ``apiVersion``, ``kind``, ``name`` and
+    ``uid`` (controllers find what an owner controls by the UID)."""
+
+    api_version: str = Field(alias="apiVersion")
+    kind: str
+    name: str
+    uid: str
     controller: bool = False
     block_owner_deletion: bool = Field(False, alias="blockOwnerDeletion")
+
+    @field_validator("api_version", "kind", "name", "uid")
+    @classmethod
+    def _non_empty(cls, value: str) -> str:
+        if not value:
+            raise ValueError("must not be empty")
+        return value
 
 
 class ObjectMeta(K8sModel):

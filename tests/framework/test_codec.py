@@ -412,6 +412,18 @@ spec:
             id="list-item-not-an-object",
         ),
         pytest.param(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p1\n  namespace: ns\n  ownerReferences:\n"
+            "  - {apiVersion: apps/v1, kind: ReplicaSet, name: web, controller: true}\n",
+            "snap.yaml: Pod ns/p1: metadata.ownerReferences[0].uid: required key is missing",
+            id="owner-reference-without-uid",
+        ),
+        pytest.param(
+            "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata:\n  name: web\n  namespace: ns\n"
+            "  ownerReferences:\n  - {apiVersion: apps/v1, kind: Deployment, name: '', uid: d-1}\n",
+            "snap.yaml: ReplicaSet ns/web: metadata.ownerReferences[0].name: must not be empty",
+            id="owner-reference-with-an-empty-name",
+        ),
+        pytest.param(
             "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n- a\n- b\n",
             "snap.yaml: document 2: expected a Kubernetes object, got list",
             id="document-not-an-object",

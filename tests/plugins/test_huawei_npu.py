@@ -1085,7 +1085,13 @@ def test_operator_label_and_replica_set_owner_annotations() -> None:
     pg = build_pod_group(NS, "infer", min_member=1, min_resources={ASCEND_910: "2"})
     pg.metadata.owner_references.append(
         OwnerReference.model_validate(
-            {"kind": "ReplicaSet", "name": "infer-rs", "uid": "rs-uid", "controller": True}
+            {
+                "apiVersion": "apps/v1",
+                "kind": "ReplicaSet",
+                "name": "infer-rs",
+                "uid": "rs-uid",
+                "controller": True,
+            }
         )
     )
     pod = npu_pod("infer-abc12", "infer", 2, labels={"training.kubeflow.org/operator-name": "x"})
