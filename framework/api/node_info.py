@@ -213,17 +213,10 @@ class NodeInfo:
     def add_task(self, task: TaskInfo) -> None:
         """Store a clone of ``task`` and account for it by its status (``AddTask``)."""
         self._check_addable(task)
-        key = task.key
         twin = task.clone()
-        if self._shared:
-            self._own()
-        if self.node is not None:
-            self._add_resources(twin)
-        task.node_name = self.name
         twin.node_name = self.name
-        self.tasks[key] = twin
-        self.version += 1
-        self._touch()
+        self._store(twin)
+        task.node_name = self.name
 
     def keep_frozen_task(self, task: TaskInfo) -> None:
         """``add_task`` for the cluster cache's own nodes: store ``task`` itself, a frozen task already
@@ -235,6 +228,10 @@ class NodeInfo:
                 f"task <{task.namespace}/{task.name}>: only a frozen task on this node is kept as it is"
             )
         self._check_addable(task)
+        self._store(task)
+
+    def _store(self, task: TaskInfo) -> None:
+        """Account for a task that passed ``_check_addable`` and store it, as it is."""
         if self._shared:
             self._own()
         if self.node is not None:

@@ -19,8 +19,10 @@ def node() -> NodeInfo:
     return NodeInfo(build_node("n1", {"cpu": "4", "memory": "8Gi", "pods": "110"}))
 
 
-def task(status: TaskStatus, cpu: str = "1", *, on: str = "n1", frozen: bool = True) -> TaskInfo:
-    pod = build_pod("ns", "p1", requests={"cpu": cpu, "memory": "1Gi"}, node=on)
+def task(
+    status: TaskStatus, cpu: str = "1", *, on: str = "n1", frozen: bool = True, name: str = "p1"
+) -> TaskInfo:
+    pod = build_pod("ns", name, requests={"cpu": cpu, "memory": "1Gi"}, node=on)
     made = TaskInfo.from_pod(pod)
     made.status = status
     return made.freeze() if frozen else made
@@ -69,21 +71,17 @@ def test_refuses_what_it_cannot_share(made: Any, error: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("first", "second"),
+    ("second_name", "second_cpu"),
     [
-        pytest.param("1", "1", id="already-on-the-node"),
-        pytest.param("3", "2", id="binding-that-does-not-fit"),
+        pytest.param("p1", "1", id="already-on-the-node"),
+        pytest.param("p2", "2", id="binding-that-does-not-fit"),
     ],
 )
-def test_the_same_errors_as_add_task(first: str, second: str) -> None:
+def test_the_same_errors_as_add_task(second_name: str, second_cpu: str) -> None:
     kept, added = node(), node()
-    kept.keep_frozen_task(task(TaskStatus.BINDING, first))
-    added.add_task(task(TaskStatus.BINDING, first))
-    again = task(TaskStatus.BINDING, second)
-    if second == "2":
-        again = TaskInfo.from_pod(build_pod("ns", "p2", requests={"cpu": "2", "memory": "1Gi"}, node="n1"))
-        again.status = TaskStatus.BINDING
-        again.freeze()
+    kept.keep_frozen_task(task(TaskStatus.BINDING, "3"))
+    added.add_task(task(TaskStatus.BINDING, "3"))
+    again = task(TaskStatus.BINDING, second_cpu, name=second_name)
     with pytest.raises(NodeAccountingError) as by_keep:
         kept.keep_frozen_task(again)
     with pytest.raises(NodeAccountingError) as by_add:
