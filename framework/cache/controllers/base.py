@@ -99,12 +99,10 @@ class ControllerContext:
     """The cluster cache's kept indexes by controlling owner (kind -> index) of the journals whose
     staged copies some stores are, brought up to those journals when called (once, at the first
     ``owned`` question about such a kind); None: no kept index (``owned`` indexes the store)."""
-    _by_owner: dict[str, tuple[dict[str, list[KubeObject]], ControlledIndex | None]] = field(
-        default_factory=dict
-    )
-    """Kind -> (controlling owner UID -> the objects ``owned`` indexed, the kept index that answers
-    for the rest or None): the objects indexed are a staged journal's own writes when a kept index
-    answers for the rest, else the whole store; ``put`` adds what it stores."""
+    _by_owner: dict[str, tuple[ControlledIndex, ...]] = field(default_factory=dict)
+    """Kind -> the indexes ``owned`` asks: of a journal's staged copy, an index of the copy's own writes
+    and the kept index (for the rest); of any other store, an index of the whole store. ``put``
+    brings the first up to date."""
     _kept: Mapping[str, ControlledIndex] | None = None
 
     def where(self, obj: KubeObject) -> str:
@@ -125,29 +123,18 @@ class ControllerContext:
         looked at; any other store is indexed whole at its first question."""
         uid = owner.metadata.uid
         store = self.stores[kind]
-        indexed = self._by_owner.get(kind)
-        if indexed is None:
-            indexed = self._by_owner[kind] = self._index(kind, store)
-        by_owner, kept = indexed
-        found = {obj.key: obj for obj in by_owner.get(uid, ()) if store.get(obj.key) is obj}
-        if kept is not None:
-            for key in kept.keys_controlled_by(uid):
-                obj = store.get(key)
-                if obj is not None and key not in found and controller_uid(obj) == uid:
-                    found[key] = obj
-        return list(found.values())
+        indexes = self._by_owner.get(kind)
+        if indexes is None:
+            indexes = self._by_owner[kind] = self._indexes(kind, store)
+        keys = dict.fromkeys(key for index in indexes for key in index.keys_controlled_by(uid))
+        return [obj for key in keys if (obj := store.get(key)) is not None and controller_uid(obj) == uid]
 
-    def _index(
-        self, kind: str, store: dict[str, Any]
-    ) -> tuple[dict[str, list[KubeObject]], ControlledIndex | None]:
+    def _indexes(self, kind: str, store: dict[str, Any]) -> tuple[ControlledIndex, ...]:
         kept = self._kept_index(kind)
         writes = staged_writes(store) if kept is not None else None
-        by_owner: dict[str, list[KubeObject]] = {}
-        for key in writes if writes is not None else store:
-            obj: KubeObject | None = store.get(key)
-            if obj is not None and (controller := controller_uid(obj)) is not None:
-                by_owner.setdefault(controller, []).append(obj)
-        return by_owner, kept if writes is not None else None
+        if kept is None or writes is None:
+            return (ControlledIndex.of(store, store),)
+        return ControlledIndex.of(store, writes), kept
 
     def _kept_index(self, kind: str) -> ControlledIndex | None:
         if self.owner_indexes is None:
@@ -178,11 +165,9 @@ class ControllerContext:
         """Store (or replace) an object."""
         self.stores[obj.KIND][obj.key] = obj
         self.written.append(obj)
-        indexed = self._by_owner.get(obj.KIND)
-        if indexed is not None:
-            controller = controller_uid(obj)
-            if controller is not None:
-                indexed[0].setdefault(controller, []).append(obj)
+        indexes = self._by_owner.get(obj.KIND)
+        if indexes is not None:
+            indexes[0].refresh(self.stores[obj.KIND], (obj.key,))
 
 
 def is_running_and_ready(pod: Pod) -> bool:

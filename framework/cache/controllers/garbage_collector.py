@@ -58,6 +58,15 @@ class ControlledIndex:
                 owner[key] = uid
                 controlled.setdefault(uid, {})[key] = None
 
+    @classmethod
+    def of(cls, store: Mapping[str, Any], keys: Iterable[str]) -> ControlledIndex:
+        """An index of the objects of ``store`` at ``keys`` only (kept up to ``store`` by ``refresh``
+        with the keys written since)."""
+        index = cls()
+        index.built = True
+        index.refresh(store, keys)
+        return index
+
     def keys_controlled_by(self, uid: str) -> Iterable[str]:
         return self._controlled.get(uid, ())
 
